@@ -1,0 +1,33 @@
+from collections.abc import Callable
+from functools import wraps
+
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from rest_framework.permissions import BasePermission
+
+
+def permission_needed(perm: str) -> Callable:
+    """Anonymous users go to the login page; signed-in users without `perm` get 403."""
+
+    def decorator(view: Callable) -> Callable:
+        @wraps(view)
+        def wrapped(request, *args, **kwargs):
+            if not request.user.has_perm(perm):
+                raise PermissionDenied
+            return view(request, *args, **kwargs)
+
+        return login_required(wrapped)
+
+    return decorator
+
+
+class HasPermission(BasePermission):
+    """DRF permission reading the Django permission a view names in `required_permission`;
+    a view may name one per method in `required_permissions` instead."""
+
+    def has_permission(self, request, view) -> bool:
+        if not (request.user and request.user.is_authenticated):
+            return False
+        per_method = getattr(view, "required_permissions", {})
+        perm = per_method.get(request.method, getattr(view, "required_permission", None))
+        return perm is not None and request.user.has_perm(perm)

@@ -1,0 +1,35 @@
+"""The three roles and what each may do. Groups are synced from this table after every
+migration, so a permission added here reaches existing installations."""
+
+EXPERT = "Expert"
+COORDINATOR = "Coordinator"
+RESEARCHER = "Researcher"
+ROLES = (EXPERT, COORDINATOR, RESEARCHER)
+
+# Reading benchmarks, cases, rubrics and responses with the systems that wrote them.
+_READ = [
+    "annotation.view_benchmark",
+    "annotation.view_case",
+    "annotation.view_scenario",
+    "annotation.view_rubricversion",
+    "annotation.view_criterion",
+    "annotation.view_system",
+    "annotation.view_response",
+    "annotation.view_system_identity",
+]
+
+ROLE_PERMISSIONS: dict[str, list[str]] = {
+    # Experts work blind: they reach their own assignments only, never the case pages
+    # that list responses next to the systems that wrote them.
+    EXPERT: [],
+    COORDINATOR: [
+        *_READ,
+        "annotation.import_data",
+        "annotation.add_benchmark",
+        "annotation.add_case",
+        "annotation.add_rubricversion",
+        "annotation.add_system",
+        "annotation.add_response",
+    ],
+    RESEARCHER: list(_READ),
+}

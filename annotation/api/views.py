@@ -1,0 +1,221 @@
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import generics, status
+from rest_framework.exceptions import NotFound
+from rest_framework.parsers import FormParser, MultiPartParser
+from rest_framework.request import Request
+from rest_framework.response import Response as ApiResponse
+from rest_framework.views import APIView
+
+from accounts.access import HasPermission
+from annotation.api import serializers as s
+from annotation.importing.issues import ImportRejected
+from annotation.models import Case, Response, RubricVersion, System
+from annotation.selectors.benchmarks import (
+    CaseFilters,
+    benchmark_get,
+    benchmark_list_with_counts,
+    cases_for_benchmark,
+)
+from annotation.services.benchmark_import import benchmark_import
+from annotation.services.responses_import import BenchmarkNotFound, responses_import
+
+VIEW = "annotation.view_benchmark"
+# Responses and systems reveal who wrote what: never for experts.
+VIEW_IDENTITY = "annotation.view_system_identity"
+IMPORT = "annotation.import_data"
+
+
+def _rejected(exc: ImportRejected) -> ApiResponse:
+    return ApiResponse(
+        {
+            "detail": "The file was rejected; nothing was imported.",
+            "errors": [
+                {"line": e.line, "field": e.field, "message": e.message, "text": str(e)}
+                for e in exc.errors
+            ],
+            "total": exc.total,
+        },
+        status=status.HTTP_400_BAD_REQUEST,
+    )
+
+
+class BenchmarkList(APIView):
+    permission_classes = [HasPermission]
+    required_permission = VIEW
+
+    @extend_schema(responses=s.BenchmarkOutput(many=True))
+    def get(self, request: Request) -> ApiResponse:
+        return ApiResponse(s.BenchmarkOutput(benchmark_list_with_counts(), many=True).data)
+
+
+class BenchmarkDetail(APIView):
+    permission_classes = [HasPermission]
+    required_permission = VIEW
+
+    @extend_schema(responses=s.BenchmarkOutput)
+    def get(self, request: Request, slug: str) -> ApiResponse:
+        found = benchmark_list_with_counts(slug=slug)
+        if not found:
+            raise NotFound(f"No benchmark with slug {slug!r}.")
+        return ApiResponse(s.BenchmarkOutput(found[0]).data)
+
+
+@extend_schema(
+    parameters=[
+        OpenApiParameter("difficulty", str, enum=Case.Difficulty.values),
+        OpenApiParameter("scenario", int),
+        OpenApiParameter("ability", int),
+    ]
+)
+class CaseList(generics.ListAPIView):
+    permission_classes = [HasPermission]
+    required_permission = VIEW
+    serializer_class = s.CaseOutput
+    filter_backends: list = []
+
+    def get_queryset(self):
+        params = self.request.query_params
+
+        def number(key: str) -> int | None:
+            value = params.get(key, "")
+            return int(value) if value.isdigit() else None
+
+        difficulty = params.get("difficulty", "")
+        return cases_for_benchmark(
+            benchmark=benchmark_get(slug=self.kwargs["slug"]),
+            filters=CaseFilters(
+                difficulty=difficulty if difficulty in Case.Difficulty.values else "",
+                scenario_id=number("scenario"),
+                ability_id=number("ability"),
+            ),
+        )
+
+
+class CaseDetail(generics.RetrieveAPIView):
+    permission_classes = [HasPermission]
+    required_permission = VIEW
+    serializer_class = s.CaseOutput
+
+    def get_object(self):
+        benchmark = benchmark_get(slug=self.kwargs["slug"])
+        return get_object_or_404(
+            cases_for_benchmark(benchmark=benchmark, filters=CaseFilters()),
+            external_id=self.kwargs["external_id"],
+        )
+
+
+class RubricVersionList(generics.ListAPIView):
+    permission_classes = [HasPermission]
+    required_permission = VIEW
+    serializer_class = s.RubricVersionOutput
+    pagination_class = None
+    filter_backends: list = []
+
+    def get_queryset(self):
+        case = get_object_or_404(
+            Case, benchmark__slug=self.kwargs["slug"], external_id=self.kwargs["external_id"]
+        )
+        return case.rubric_versions.select_related("author", "parent").order_by("number")
+
+
+class RubricVersionDetail(generics.RetrieveAPIView):
+    permission_classes = [HasPermission]
+    required_permission = VIEW
+    serializer_class = s.RubricVersionDetailOutput
+
+    def get_object(self):
+        return get_object_or_404(
+            RubricVersion.objects.select_related("author", "parent").prefetch_related(
+                "criteria__ability__category"
+            ),
+            case__benchmark__slug=self.kwargs["slug"],
+            case__external_id=self.kwargs["external_id"],
+            number=self.kwargs["number"],
+        )
+
+
+class SystemList(generics.ListAPIView):
+    permission_classes = [HasPermission]
+    required_permission = VIEW_IDENTITY
+    serializer_class = s.SystemOutput
+    queryset = System.objects.order_by("name")
+    pagination_class = None
+    filter_backends: list = []
+
+
+@extend_schema(
+    parameters=[
+        OpenApiParameter("system", str, description="system name"),
+        OpenApiParameter("question_id", str),
+    ]
+)
+class ResponseList(generics.ListAPIView):
+    permission_classes = [HasPermission]
+    required_permission = VIEW_IDENTITY
+    serializer_class = s.ResponseOutput
+    filter_backends: list = []
+
+    def get_queryset(self):
+        responses = Response.objects.filter(
+            case__benchmark__slug=self.kwargs["slug"]
+        ).select_related("system", "case__benchmark")
+        if system := self.request.query_params.get("system"):
+            responses = responses.filter(system__name=system)
+        if question_id := self.request.query_params.get("question_id"):
+            responses = responses.filter(case__external_id=question_id)
+        return responses.order_by("case__position", "system__name")
+
+
+class BenchmarkImport(APIView):
+    """Upload a question file into the benchmark `slug` (created if new)."""
+
+    permission_classes = [HasPermission]
+    required_permission = IMPORT
+    parser_classes = [MultiPartParser, FormParser]
+
+    @extend_schema(
+        request=s.ImportInput,
+        responses={200: s.BenchmarkImportOutput, 400: s.ImportErrorOutput},
+    )
+    def post(self, request: Request, slug: str) -> ApiResponse:
+        data = s.ImportInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        try:
+            summary = benchmark_import(
+                chunks=data.validated_data["file"],
+                benchmark_slug=slug,
+                benchmark_name=data.validated_data.get("name", ""),
+                user=request.user,
+            )
+        except ImportRejected as exc:
+            return _rejected(exc)
+        return ApiResponse(s.BenchmarkImportOutput(summary.as_dict()).data)
+
+
+class ResponsesImport(APIView):
+    """Upload an answers file as the responses of one system (created if new)."""
+
+    permission_classes = [HasPermission]
+    required_permission = IMPORT
+    parser_classes = [MultiPartParser, FormParser]
+
+    @extend_schema(
+        request=s.ResponsesImportInput,
+        responses={200: s.ResponsesImportOutput, 400: s.ImportErrorOutput},
+    )
+    def post(self, request: Request, slug: str) -> ApiResponse:
+        data = s.ResponsesImportInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        try:
+            summary = responses_import(
+                chunks=data.validated_data["file"],
+                benchmark_slug=slug,
+                system_name=data.validated_data["system"],
+                system_kind=data.validated_data["kind"],
+            )
+        except ImportRejected as exc:
+            return _rejected(exc)
+        except BenchmarkNotFound as exc:
+            return ApiResponse({"detail": str(exc)}, status=status.HTTP_404_NOT_FOUND)
+        return ApiResponse(s.ResponsesImportOutput(summary.as_dict()).data)

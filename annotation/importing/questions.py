@@ -1,0 +1,121 @@
+"""The HeartBench question format: one case per line (see the README)."""
+
+import hashlib
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from annotation.importing.fields import (
+    optional_string,
+    require_list,
+    require_object,
+    require_string,
+    type_name,
+)
+from annotation.importing.issues import RowInvalid
+
+WEIGHT_MIN, WEIGHT_MAX = -10, 10
+DIFFICULTIES = ("normal", "hard")
+
+
+@dataclass(frozen=True)
+class CriterionRow:
+    dimension: str
+    weight: int | None
+    text: str
+
+
+@dataclass(frozen=True)
+class QuestionRow:
+    question_id: str
+    dialogue: list[dict[str, str]]
+    rubric: list[CriterionRow]
+    difficulty: str
+    primary_scene: str
+    secondary_scene: str
+
+    @property
+    def rubric_hash(self) -> str:
+        return rubric_hash(self.rubric)
+
+
+def _sha256_of(value) -> str:
+    canonical = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def rubric_hash(rubric: list[CriterionRow]) -> str:
+    return _sha256_of([[c.dimension, c.weight, c.text] for c in rubric])
+
+
+def dialogue_hash(dialogue: list[dict[str, str]]) -> str:
+    return _sha256_of([[turn["role"], turn["content"]] for turn in dialogue])
+
+
+def parse_weight(value: Any, field: str) -> int | None:
+    if value is None:
+        return None
+    # bool is an int subclass in Python; true/false is not a weight.
+    if isinstance(value, bool) or not isinstance(value, int):
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        else:
+            raise RowInvalid(
+                field,
+                f"weight must be an integer from {WEIGHT_MIN} to {WEIGHT_MAX} or null, "
+                f"got {type_name(value)} {json.dumps(value, ensure_ascii=False)}",
+            )
+    if not WEIGHT_MIN <= value <= WEIGHT_MAX:
+        raise RowInvalid(
+            field,
+            f"weight must be an integer from {WEIGHT_MIN} to {WEIGHT_MAX} or null, got {value}",
+        )
+    return value
+
+
+def parse_dialogue(row: dict) -> list[dict[str, str]]:
+    turns = require_list(row, "dialogue")
+    dialogue = []
+    for index, turn in enumerate(turns):
+        prefix = f"dialogue[{index}]."
+        turn = require_object(turn, f"dialogue[{index}]")
+        dialogue.append(
+            {
+                "role": require_string(turn, "role", prefix=prefix),
+                "content": require_string(turn, "content", prefix=prefix),
+            }
+        )
+    return dialogue
+
+
+def parse_rubric(row: dict) -> list[CriterionRow]:
+    items = require_list(row, "rubric")
+    rubric = []
+    for index, item in enumerate(items):
+        prefix = f"rubric[{index}]."
+        item = require_object(item, f"rubric[{index}]")
+        if "score" not in item:
+            raise RowInvalid(prefix + "score", "missing (use null for no weight)")
+        rubric.append(
+            CriterionRow(
+                dimension=require_string(item, "dimension", prefix=prefix).strip(),
+                weight=parse_weight(item["score"], prefix + "score"),
+                text=require_string(item, "content", prefix=prefix),
+            )
+        )
+    return rubric
+
+
+def parse_question(value: Any) -> QuestionRow:
+    row = require_object(value)
+    difficulty = require_string(row, "difficulty")
+    if difficulty not in DIFFICULTIES:
+        raise RowInvalid("difficulty", f"must be 'normal' or 'hard', got {difficulty!r}")
+    return QuestionRow(
+        question_id=require_string(row, "question_id").strip(),
+        dialogue=parse_dialogue(row),
+        rubric=parse_rubric(row),
+        difficulty=difficulty,
+        primary_scene=optional_string(row, "primary_scene").strip(),
+        secondary_scene=optional_string(row, "secondary_scene").strip(),
+    )

@@ -1,0 +1,32 @@
+from django.core.management.base import BaseCommand
+
+from annotation.management.commands._importing import run_import
+from annotation.services.benchmark_import import benchmark_import
+
+
+class Command(BaseCommand):
+    help = "Import a benchmark question file (HeartBench JSON Lines format)."
+
+    def add_arguments(self, parser) -> None:
+        parser.add_argument("path")
+        parser.add_argument("--benchmark", required=True, help="benchmark slug (created if new)")
+        parser.add_argument("--name", default="", help="display name for a new benchmark")
+        parser.add_argument("--json", action="store_true", help="print one JSON summary")
+
+    def handle(self, *args, path: str, benchmark: str, name: str, json: bool, **options) -> None:
+        summary = run_import(
+            self,
+            path,
+            json,
+            lambda chunks: benchmark_import(
+                chunks=chunks, benchmark_slug=benchmark, benchmark_name=name
+            ),
+        )
+        if not json:
+            self.stdout.write(
+                f"{summary['cases']} cases ({summary['cases_created']} new), "
+                f"{summary['criteria']} criteria, "
+                f"{summary['rubric_versions_created']} new rubric versions"
+            )
+            for warning in summary["warnings"]:
+                self.stderr.write(f"warning: {warning}")

@@ -1,0 +1,54 @@
+from pathlib import Path
+
+from django.conf import settings
+from django.core.management.base import BaseCommand
+from django.db import transaction
+
+from accounts.roles import COORDINATOR, EXPERT, RESEARCHER
+from accounts.services import user_create_with_role
+from annotation.models import System
+from annotation.services.benchmark_import import benchmark_import
+from annotation.services.responses_import import responses_import
+
+DEMO_DIR = Path(settings.BASE_DIR) / "fixtures" / "demo"
+DEMO_PASSWORD = "concord-demo"
+DEMO_USERS = [
+    ("coordinator", COORDINATOR),
+    ("researcher", RESEARCHER),
+    ("expert1", EXPERT),
+    ("expert2", EXPERT),
+    ("expert3", EXPERT),
+]
+BENCHMARKS = [
+    ("demo", "Concord demo (中文)", "zh"),
+    ("demo-en", "Concord demo (English)", "en"),
+]
+SYSTEMS = [
+    ("model-alpha", "Model Alpha", System.Kind.LLM),
+    ("model-beta", "Model Beta", System.Kind.LLM),
+    ("human-counsellor", "Human counsellor", System.Kind.HUMAN),
+]
+
+
+class Command(BaseCommand):
+    help = "Load the demo benchmarks, systems, responses and users (safe to run again)."
+
+    def handle(self, *args, **options) -> None:
+        with transaction.atomic():
+            for slug, name, language in BENCHMARKS:
+                with (DEMO_DIR / f"questions.{language}.jsonl").open("rb") as chunks:
+                    benchmark_import(chunks=chunks, benchmark_slug=slug, benchmark_name=name)
+                for file_key, system, kind in SYSTEMS:
+                    path = DEMO_DIR / f"answers.{file_key}.{language}.jsonl"
+                    with path.open("rb") as chunks:
+                        responses_import(
+                            chunks=chunks,
+                            benchmark_slug=slug,
+                            system_name=system,
+                            system_kind=kind,
+                        )
+            for username, role in DEMO_USERS:
+                user_create_with_role(username=username, password=DEMO_PASSWORD, role=role)
+        self.stdout.write(f"Demo loaded. Logins (password for all: {DEMO_PASSWORD}):")
+        for username, role in DEMO_USERS:
+            self.stdout.write(f"  {username:<12} {role}")

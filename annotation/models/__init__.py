@@ -1,0 +1,25 @@
+from annotation.models.benchmarks import Benchmark, Case, Scenario
+from annotation.models.responses import Response, System
+from annotation.models.rubrics import (
+    WEIGHT_MAX,
+    WEIGHT_MIN,
+    Criterion,
+    ImmutableRecordError,
+    RubricVersion,
+)
+from annotation.models.taxonomy import Ability, Category
+
+__all__ = [
+    "WEIGHT_MAX",
+    "WEIGHT_MIN",
+    "Ability",
+    "Benchmark",
+    "Case",
+    "Category",
+    "Criterion",
+    "ImmutableRecordError",
+    "Response",
+    "RubricVersion",
+    "Scenario",
+    "System",
+]

@@ -1,0 +1,26 @@
+from django.db.models import OuterRef, QuerySet, Subquery
+
+from annotation.models import Case, Criterion, RubricVersion
+
+
+def latest_version_id_subquery(case_ref: str = "pk") -> Subquery:
+    """The id of a case's newest rubric version, for annotating case querysets."""
+    return Subquery(
+        RubricVersion.objects.filter(case=OuterRef(case_ref)).order_by("-number").values("pk")[:1]
+    )
+
+
+def latest_rubric_versions(*, cases: QuerySet[Case]) -> dict[int, RubricVersion]:
+    """Newest rubric version of each case, keyed by case id, in one query."""
+    versions = RubricVersion.objects.filter(
+        case__in=cases, pk=latest_version_id_subquery("case")
+    ).only("pk", "case_id", "number", "content_hash")
+    return {version.case_id: version for version in versions}
+
+
+def current_rubric_version(*, case: Case) -> RubricVersion | None:
+    return case.rubric_versions.order_by("-number").first()
+
+
+def criteria_of_version(*, version: RubricVersion) -> QuerySet[Criterion]:
+    return version.criteria.select_related("ability__category").order_by("position")

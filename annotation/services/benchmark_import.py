@@ -1,0 +1,253 @@
+"""Import of benchmark question files: new cases, and a new rubric version for a case
+whose rubric changed. One transaction: a file with any error writes nothing."""
+
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, field
+
+from django.db import transaction
+
+from annotation.importing.issues import ImportIssue, ImportRejected, IssueCollector, RowInvalid
+from annotation.importing.jsonl import read_json_lines
+from annotation.importing.questions import QuestionRow, dialogue_hash, parse_question
+from annotation.models import (
+    Ability,
+    Benchmark,
+    Case,
+    Category,
+    Criterion,
+    RubricVersion,
+    Scenario,
+)
+from annotation.selectors.rubrics import latest_rubric_versions
+
+BATCH_SIZE = 500
+
+
+@dataclass
+class BenchmarkImportSummary:
+    cases: int = 0
+    criteria: int = 0
+    rubric_versions_created: int = 0
+    responses: int = 0
+    cases_created: int = 0
+    cases_updated: int = 0
+    warnings: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class _KnownCase:
+    pk: int
+    dialogue_hash: str
+    difficulty: str
+    scenario_id: int | None
+    position: int
+
+
+@dataclass
+class _PendingVersion:
+    case_id: int
+    row: QuestionRow
+    number: int
+    parent_id: int | None
+
+
+class _BenchmarkImporter:
+    def __init__(self, *, benchmark: Benchmark, user) -> None:
+        self.benchmark = benchmark
+        self.user = user
+        self.summary = BenchmarkImportSummary()
+        self.issues = IssueCollector()
+        self.seen_ids: dict[str, int] = {}
+        # Existing cases are held as small fingerprints, not model instances, so that
+        # re-importing a large file does not keep every dialogue in memory.
+        self.cases = {
+            case.external_id: _KnownCase(
+                pk=case.pk,
+                dialogue_hash=dialogue_hash(case.dialogue),
+                difficulty=case.difficulty,
+                scenario_id=case.scenario_id,
+                position=case.position,
+            )
+            for case in Case.objects.filter(benchmark=benchmark).iterator(chunk_size=2000)
+        }
+        self.latest = latest_rubric_versions(cases=Case.objects.filter(benchmark=benchmark))
+        self.scenarios = {(s.primary, s.secondary): s for s in benchmark.scenarios.all()}
+        self.abilities = {a.label: a for a in Ability.objects.all()}
+        self.new_cases: list[tuple[Case, QuestionRow]] = []
+        self.new_versions: list[_PendingVersion] = []
+        self.saw_responses = False
+        self.next_position = max((c.position for c in self.cases.values()), default=0) + 1
+
+    def run(self, chunks: Iterable[bytes]) -> BenchmarkImportSummary:
+        for item in read_json_lines(chunks):
+            if isinstance(item, ImportIssue):
+                self.issues.add(item.line, item.message, item.field)
+                continue
+            if isinstance(item.value, dict) and "response" in item.value and not self.saw_responses:
+                self.saw_responses = True
+                self.summary.warnings.append(
+                    f"line {item.number}: rows carry a 'response'; responses are imported "
+                    "per system with import_responses, not with the benchmark"
+                )
+            try:
+                row = parse_question(item.value)
+            except RowInvalid as exc:
+                self.issues.add(item.number, exc.message, exc.field)
+                continue
+            self.take(item.number, row)
+            if len(self.new_cases) + len(self.new_versions) >= BATCH_SIZE:
+                self.flush()
+        self.flush()
+        self.issues.raise_if_any()
+        if not self.summary.cases:
+            raise ImportRejected([ImportIssue(0, "the file contains no cases")])
+        return self.summary
+
+    def take(self, line: int, row: QuestionRow) -> None:
+        first = self.seen_ids.get(row.question_id)
+        if first is not None:
+            self.issues.add(
+                line,
+                f"duplicate question_id {row.question_id!r} (first on line {first})",
+                "question_id",
+            )
+            return
+        self.seen_ids[row.question_id] = line
+        self.summary.cases += 1
+        self.summary.criteria += len(row.rubric)
+        for criterion in row.rubric:
+            self.ability_for(line, criterion.dimension)
+        scenario = self.scenario_for(row)
+        case = self.cases.get(row.question_id)
+        if case is None:
+            case = Case(
+                benchmark=self.benchmark,
+                external_id=row.question_id,
+                position=self.next_position,
+                dialogue=row.dialogue,
+                difficulty=row.difficulty,
+                scenario=scenario,
+            )
+            self.next_position += 1
+            self.new_cases.append((case, row))
+            self.summary.cases_created += 1
+            return
+        self.check_existing(line, case, row, scenario)
+
+    def check_existing(self, line: int, case: "_KnownCase", row: QuestionRow, scenario) -> None:
+        if case.dialogue_hash != dialogue_hash(row.dialogue):
+            self.issues.add(
+                line,
+                f"case {row.question_id!r} already exists with a different dialogue; responses "
+                "and votes refer to it, so import the changed case under a new question_id",
+                "dialogue",
+            )
+            return
+        if case.difficulty != row.difficulty or case.scenario_id != (scenario and scenario.pk):
+            Case.objects.filter(pk=case.pk).update(difficulty=row.difficulty, scenario=scenario)
+            self.summary.cases_updated += 1
+            self.summary.warnings.append(
+                f"line {line}: case {row.question_id!r} difficulty or scenario updated"
+            )
+        latest = self.latest.get(case.pk)
+        if latest is None or latest.content_hash != row.rubric_hash:
+            self.new_versions.append(
+                _PendingVersion(
+                    case_id=case.pk,
+                    row=row,
+                    number=(latest.number + 1) if latest else 1,
+                    parent_id=latest.pk if latest else None,
+                )
+            )
+
+    def ability_for(self, line: int, label: str) -> Ability:
+        ability = self.abilities.get(label)
+        if ability is None:
+            category, _ = Category.objects.get_or_create(
+                code=Category.UNCATEGORISED,
+                defaults={"name_en": "Uncategorised", "name_zh": "未分类", "position": 99},
+            )
+            ability = Ability.objects.create(label=label, name_en=label, category=category)
+            self.abilities[label] = ability
+            self.summary.warnings.append(
+                f"line {line}: ability label {label!r} is not in the taxonomy; "
+                "kept under 'uncategorised'"
+            )
+        return ability
+
+    def scenario_for(self, row: QuestionRow) -> Scenario | None:
+        key = (row.primary_scene, row.secondary_scene)
+        if key == ("", ""):
+            return None
+        scenario = self.scenarios.get(key)
+        if scenario is None:
+            scenario = Scenario.objects.create(
+                benchmark=self.benchmark, primary=key[0], secondary=key[1]
+            )
+            self.scenarios[key] = scenario
+        return scenario
+
+    def flush(self) -> None:
+        if self.issues.count:
+            # The transaction will be rolled back; keep validating without writing.
+            self.new_cases.clear()
+            self.new_versions.clear()
+            return
+        if self.new_cases:
+            Case.objects.bulk_create([case for case, _ in self.new_cases])
+            self.new_versions.extend(
+                _PendingVersion(case_id=case.pk, row=row, number=1, parent_id=None)
+                for case, row in self.new_cases
+            )
+            self.new_cases.clear()
+        if not self.new_versions:
+            return
+        versions = RubricVersion.objects.bulk_create(
+            [
+                RubricVersion(
+                    case_id=pending.case_id,
+                    number=pending.number,
+                    parent_id=pending.parent_id,
+                    author=self.user,
+                    note="imported",
+                    source=RubricVersion.Source.IMPORT,
+                    content_hash=pending.row.rubric_hash,
+                )
+                for pending in self.new_versions
+            ]
+        )
+        Criterion.objects.bulk_create(
+            [
+                Criterion(
+                    rubric_version=version,
+                    position=position,
+                    ability=self.abilities[criterion.dimension],
+                    weight=criterion.weight,
+                    text=criterion.text,
+                    is_catastrophic=self.abilities[criterion.dimension].is_catastrophic,
+                )
+                for version, pending in zip(versions, self.new_versions, strict=True)
+                for position, criterion in enumerate(pending.row.rubric, start=1)
+            ],
+            batch_size=2000,
+        )
+        self.summary.rubric_versions_created += len(versions)
+        self.new_versions.clear()
+
+
+def benchmark_import(
+    *, chunks: Iterable[bytes], benchmark_slug: str, user=None, benchmark_name: str = ""
+) -> BenchmarkImportSummary:
+    """Read a question file into the benchmark (created if new).
+
+    Raises ImportRejected, with every problem located by line and field, and leaves the
+    database exactly as it was when the file has any error.
+    """
+    with transaction.atomic():
+        benchmark, _ = Benchmark.objects.get_or_create(
+            slug=benchmark_slug, defaults={"name": benchmark_name or benchmark_slug}
+        )
+        return _BenchmarkImporter(benchmark=benchmark, user=user).run(chunks)

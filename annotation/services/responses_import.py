@@ -1,0 +1,128 @@
+"""Import of answers files: one response per case for one system."""
+
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, field
+
+from django.db import transaction
+
+from annotation.importing.answers import AnswerRow, parse_answer
+from annotation.importing.issues import ImportIssue, ImportRejected, IssueCollector, RowInvalid
+from annotation.importing.jsonl import read_json_lines
+from annotation.models import Benchmark, Case, Response, System
+
+BATCH_SIZE = 1000
+
+
+@dataclass
+class ResponsesImportSummary:
+    responses: int = 0
+    responses_created: int = 0
+    unchanged: int = 0
+    system_created: bool = False
+    warnings: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+class BenchmarkNotFound(Exception):
+    pass
+
+
+def responses_import(
+    *,
+    chunks: Iterable[bytes],
+    benchmark_slug: str,
+    system_name: str,
+    system_kind: str = System.Kind.LLM,
+) -> ResponsesImportSummary:
+    """Read an answers file as the responses of one system (created if new).
+
+    Every question_id must name a case of the benchmark. A response already stored for the
+    same case and system must be identical: responses are what votes and verdicts judged,
+    so they are never overwritten. Any error rolls the whole file back.
+    """
+    system_name = system_name.strip()
+    if not system_name:
+        raise ImportRejected([ImportIssue(0, "the system name must not be empty")])
+    benchmark = Benchmark.objects.filter(slug=benchmark_slug).first()
+    if benchmark is None:
+        raise BenchmarkNotFound(f"no benchmark with slug {benchmark_slug!r}")
+    summary = ResponsesImportSummary()
+    issues = IssueCollector()
+    with transaction.atomic():
+        system, summary.system_created = System.objects.get_or_create(
+            name=system_name, defaults={"kind": system_kind}
+        )
+        case_ids = dict(Case.objects.filter(benchmark=benchmark).values_list("external_id", "pk"))
+        existing = dict(
+            Response.objects.filter(system=system, case__benchmark=benchmark).values_list(
+                "case_id", "text"
+            )
+        )
+        seen: dict[str, int] = {}
+        pending: list[Response] = []
+
+        for item in read_json_lines(chunks):
+            if isinstance(item, ImportIssue):
+                issues.add(item.line, item.message, item.field)
+                continue
+            try:
+                row: AnswerRow = parse_answer(item.value)
+            except RowInvalid as exc:
+                issues.add(item.number, exc.message, exc.field)
+                continue
+            line = item.number
+            if row.question_id in seen:
+                issues.add(
+                    line,
+                    f"duplicate question_id {row.question_id!r} "
+                    f"(first on line {seen[row.question_id]})",
+                    "question_id",
+                )
+                continue
+            seen[row.question_id] = line
+            case_id = case_ids.get(row.question_id)
+            if case_id is None:
+                issues.add(
+                    line,
+                    f"unknown question_id {row.question_id!r}: benchmark "
+                    f"{benchmark.slug!r} has no such case",
+                    "question_id",
+                )
+                continue
+            summary.responses += 1
+            if not row.response.strip():
+                summary.warnings.append(f"line {line}: the response is empty")
+            if case_id in existing:
+                if existing[case_id] != row.response:
+                    issues.add(
+                        line,
+                        f"system {system.name!r} already has a different response to "
+                        f"{row.question_id!r}; stored responses are never overwritten "
+                        "(import the new answers as another system)",
+                        "response",
+                    )
+                else:
+                    summary.unchanged += 1
+                continue
+            if issues.count:
+                continue
+            pending.append(
+                Response(
+                    system=system,
+                    case_id=case_id,
+                    text=row.response,
+                    source=Response.Source.IMPORT,
+                )
+            )
+            if len(pending) >= BATCH_SIZE:
+                Response.objects.bulk_create(pending)
+                summary.responses_created += len(pending)
+                pending.clear()
+        issues.raise_if_any()
+        if not summary.responses:
+            raise ImportRejected([ImportIssue(0, "the file contains no responses")])
+        Response.objects.bulk_create(pending)
+        summary.responses_created += len(pending)
+    return summary

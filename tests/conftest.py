@@ -1,0 +1,87 @@
+import json
+from pathlib import Path
+
+import pytest
+from django.apps import apps
+from django.test import Client
+
+from accounts.roles import COORDINATOR, EXPERT, RESEARCHER
+from accounts.services import user_create_with_role
+
+PASSWORD = "test-pass-123"
+
+
+def jsonl_bytes(rows: list) -> bytes:
+    """Rows as a JSON Lines file; a row given as bytes or str is written as it is."""
+    out = []
+    for row in rows:
+        if isinstance(row, bytes):
+            out.append(row)
+        elif isinstance(row, str):
+            out.append(row.encode("utf-8"))
+        else:
+            out.append(json.dumps(row, ensure_ascii=False).encode("utf-8"))
+    return b"\n".join(out) + b"\n"
+
+
+def lines(data: bytes) -> list[bytes]:
+    return data.splitlines(keepends=True)
+
+
+def table_counts() -> dict[str, int]:
+    """Row counts of every project table: 'nothing was written' compares two of these."""
+    return {
+        model._meta.label: model.objects.count()
+        for app in ("annotation", "judging", "leaderboard", "auth")
+        for model in apps.get_app_config(app).get_models()
+    }
+
+
+@pytest.fixture
+def coordinator(db):
+    return user_create_with_role(username="coord", password=PASSWORD, role=COORDINATOR)
+
+
+@pytest.fixture
+def researcher(db):
+    return user_create_with_role(username="research", password=PASSWORD, role=RESEARCHER)
+
+
+@pytest.fixture
+def expert(db):
+    return user_create_with_role(username="expert", password=PASSWORD, role=EXPERT)
+
+
+@pytest.fixture
+def outsider(django_user_model):
+    return django_user_model.objects.create_user(username="outsider", password=PASSWORD)
+
+
+def client_for(user) -> Client:
+    client = Client()
+    if user is not None:
+        client.force_login(user)
+    return client
+
+
+@pytest.fixture
+def demo_dir() -> Path:
+    return Path(__file__).resolve().parent.parent / "fixtures" / "demo"
+
+
+def question(qid: str = "c1", **overrides) -> dict:
+    row = {
+        "question_id": qid,
+        "difficulty": "normal",
+        "primary_scene": "职场心理",
+        "secondary_scene": "工作压力",
+        "dialogue": [{"role": "A", "content": "最近加班太多了，我觉得自己快撑不住了。"}],
+        "rubric": [
+            {"dimension": "情绪感知", "score": 3, "content": "指出用户的疲惫和压力感"},
+            {"dimension": "好奇心", "score": 4, "content": "用开放式问题询问加班的具体情况"},
+            {"dimension": "言语表达", "score": -10, "content": "一次性给出 8 条或更多建议"},
+            {"dimension": "其他", "score": None, "content": "没有回应用户，而是以用户的身份说话"},
+        ],
+    }
+    row.update(overrides)
+    return row
