@@ -19,12 +19,15 @@ _READ = [
 ]
 
 ROLE_PERMISSIONS: dict[str, list[str]] = {
-    # Experts work blind: they reach their own assignments only, never the case pages
-    # that list responses next to the systems that wrote them.
-    EXPERT: [],
+    # Experts work blind: they reach their own assignments and rubric discussions, never
+    # the case pages that list responses next to the systems that wrote them.
+    EXPERT: ["annotation.comment_rubric"],
     COORDINATOR: [
         *_READ,
         "annotation.import_data",
+        "annotation.author_rubric",
+        "annotation.comment_rubric",
+        "annotation.view_audit",
         "annotation.add_benchmark",
         "annotation.add_case",
         "annotation.add_rubricversion",

@@ -1,15 +1,34 @@
 from django.urls import path
 
-from annotation.views import benchmarks, imports
+from annotation.views import benchmarks, imports, rubric_editor, rubric_history, rubric_overview
+
+CASE = "benchmarks/<slug:slug>/cases/<str:external_id>/"
 
 urlpatterns = [
     path("benchmarks/", benchmarks.benchmark_list, name="benchmark-list"),
     path("benchmarks/<slug:slug>/", benchmarks.benchmark_detail, name="benchmark-detail"),
     path(
-        "benchmarks/<slug:slug>/cases/<str:external_id>/",
-        benchmarks.case_detail,
-        name="case-detail",
+        "benchmarks/<slug:slug>/rubrics/", rubric_overview.rubric_overview, name="rubric-overview"
     ),
+    path(
+        "benchmarks/<slug:slug>/rubrics/export.jsonl",
+        rubric_overview.rubric_export,
+        name="rubric-export",
+    ),
+    path(CASE, benchmarks.case_detail, name="case-detail"),
+    path(CASE + "rubric/", rubric_editor.rubric_editor, name="rubric-editor"),
+    path(CASE + "rubric/draft/", rubric_editor.rubric_draft, name="rubric-draft"),
+    path(CASE + "rubric/publish/", rubric_editor.rubric_publish, name="rubric-publish"),
+    path(CASE + "rubric/rebase/", rubric_editor.rubric_rebase, name="rubric-rebase"),
+    path(CASE + "rubric/discard/", rubric_editor.rubric_discard, name="rubric-discard"),
+    path(CASE + "rubric/comments/", rubric_editor.rubric_comment, name="rubric-comment"),
+    path(CASE + "rubric/history/", rubric_history.rubric_history, name="rubric-history"),
+    path(
+        CASE + "rubric/restore/<int:number>/",
+        rubric_history.rubric_restore,
+        name="rubric-restore",
+    ),
+    path("audit/", rubric_overview.audit_log, name="audit-log"),
     path("import/", imports.import_page, name="import"),
     path("import/benchmark/", imports.import_benchmark_upload, name="import-benchmark"),
     path("import/responses/", imports.import_responses_upload, name="import-responses"),

@@ -1,3 +1,4 @@
+from annotation.models.authoring import AuditEvent, RubricComment, RubricDraft
 from annotation.models.benchmarks import Benchmark, Case, Scenario
 from annotation.models.responses import Response, System
 from annotation.models.rubrics import (
@@ -13,12 +14,15 @@ __all__ = [
     "WEIGHT_MAX",
     "WEIGHT_MIN",
     "Ability",
+    "AuditEvent",
     "Benchmark",
     "Case",
     "Category",
     "Criterion",
     "ImmutableRecordError",
     "Response",
+    "RubricComment",
+    "RubricDraft",
     "RubricVersion",
     "Scenario",
     "System",

@@ -15,6 +15,9 @@ class Benchmark(models.Model):
         permissions = [
             ("import_data", _("Can import benchmarks and responses")),
             ("view_system_identity", _("Can see which system wrote a response")),
+            ("author_rubric", _("Can edit and publish rubrics")),
+            ("comment_rubric", _("Can comment on rubrics")),
+            ("view_audit", _("Can read the audit log")),
         ]
 
     def __str__(self) -> str:

@@ -1,3 +1,5 @@
+import uuid
+
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
@@ -65,6 +67,9 @@ class Criterion(ImmutableModel):
         RubricVersion, on_delete=models.CASCADE, related_name="criteria"
     )
     position = models.PositiveSmallIntegerField(_("position"))
+    # The same key across versions marks the same criterion, edited or moved: diffs and
+    # rebases match criteria by key, not by position or text.
+    key = models.UUIDField(_("key"), default=uuid.uuid4, editable=False)
     ability = models.ForeignKey(Ability, on_delete=models.PROTECT, related_name="criteria")
     # None for a criterion without a weight (normally the catastrophic one).
     weight = models.SmallIntegerField(_("weight"), null=True, blank=True)

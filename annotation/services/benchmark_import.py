@@ -1,6 +1,7 @@
 """Import of benchmark question files: new cases, and a new rubric version for a case
 whose rubric changed. One transaction: a file with any error writes nothing."""
 
+import uuid
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 
@@ -11,6 +12,7 @@ from annotation.importing.jsonl import read_json_lines
 from annotation.importing.questions import QuestionRow, dialogue_hash, parse_question
 from annotation.models import (
     Ability,
+    AuditEvent,
     Benchmark,
     Case,
     Category,
@@ -19,6 +21,7 @@ from annotation.models import (
     Scenario,
 )
 from annotation.selectors.rubrics import latest_rubric_versions
+from annotation.services.audit import audit_record
 
 BATCH_SIZE = 500
 
@@ -219,11 +222,13 @@ class _BenchmarkImporter:
                 for pending in self.new_versions
             ]
         )
+        keys = _keys_of_parents([p.parent_id for p in self.new_versions if p.parent_id])
         Criterion.objects.bulk_create(
             [
                 Criterion(
                     rubric_version=version,
                     position=position,
+                    key=keys.pop((pending.parent_id, criterion.text), None) or uuid.uuid4(),
                     ability=self.abilities[criterion.dimension],
                     weight=criterion.weight,
                     text=criterion.text,
@@ -238,6 +243,19 @@ class _BenchmarkImporter:
         self.new_versions.clear()
 
 
+def _keys_of_parents(parent_ids: list[int]) -> dict[tuple[int, str], uuid.UUID]:
+    """Criterion keys of the parent versions by (version, text): a criterion whose text is
+    unchanged in a re-imported rubric keeps its identity across versions."""
+    if not parent_ids:
+        return {}
+    return {
+        (version_id, text): key
+        for version_id, text, key in Criterion.objects.filter(
+            rubric_version_id__in=parent_ids
+        ).values_list("rubric_version_id", "text", "key")
+    }
+
+
 def benchmark_import(
     *, chunks: Iterable[bytes], benchmark_slug: str, user=None, benchmark_name: str = ""
 ) -> BenchmarkImportSummary:
@@ -250,4 +268,16 @@ def benchmark_import(
         benchmark, _ = Benchmark.objects.get_or_create(
             slug=benchmark_slug, defaults={"name": benchmark_name or benchmark_slug}
         )
-        return _BenchmarkImporter(benchmark=benchmark, user=user).run(chunks)
+        summary = _BenchmarkImporter(benchmark=benchmark, user=user).run(chunks)
+        if summary.rubric_versions_created:
+            audit_record(
+                actor=user,
+                action=AuditEvent.Action.RUBRIC_IMPORTED,
+                benchmark=benchmark,
+                details={
+                    "cases": summary.cases,
+                    "cases_created": summary.cases_created,
+                    "rubric_versions_created": summary.rubric_versions_created,
+                },
+            )
+        return summary

@@ -1,0 +1,1 @@
+"""Rubric editing as plain data: rows, validation, diffs and rebases, without a database."""

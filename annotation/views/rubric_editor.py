@@ -1,0 +1,160 @@
+"""The rubric editor: rows are edited in place with htmx and autosaved to the editor's
+draft; publishing turns the draft into a new immutable version."""
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_POST
+
+from annotation.access import rubric_case_get
+from annotation.models import RubricDraft
+from annotation.rubric_edit.rows import RubricRow, apply_action, parse_weight_input
+from annotation.selectors.rubric_editor import rubric_editor_state
+from annotation.services.rubrics import (
+    RubricConflict,
+    RubricInvalid,
+    rubric_comment_add,
+    rubric_draft_discard,
+    rubric_draft_publish,
+    rubric_draft_rebase,
+    rubric_draft_save,
+)
+
+
+def _posted_rows(request: HttpRequest) -> list[RubricRow]:
+    post = request.POST
+    keys, abilities = post.getlist("key"), post.getlist("ability")
+    weights, texts = post.getlist("weight"), post.getlist("text")
+    return [
+        RubricRow(key=key, ability=ability, weight=parse_weight_input(weight), text=text)
+        for key, ability, weight, text in zip(keys, abilities, weights, texts, strict=False)
+    ]
+
+
+def _editor(request: HttpRequest, case, *, template: str, status: int = 200, **extra):
+    state = rubric_editor_state(
+        case=case,
+        user=request.user,
+        rows=extra.pop("rows", None),
+        confirm=extra.get("confirm", False),
+    )
+    return render(request, template, {"case": case, "state": state, **extra}, status=status)
+
+
+@login_required
+def rubric_editor(request: HttpRequest, slug: str, external_id: str) -> HttpResponse:
+    case = rubric_case_get(request.user, slug=slug, external_id=external_id)
+    return _editor(request, case, template="annotation/rubric_editor.html")
+
+
+@login_required
+@require_POST
+def rubric_draft(request: HttpRequest, slug: str, external_id: str) -> HttpResponse:
+    """Autosave (no action: answers with the save status and row messages), or a row
+    action (add, remove, move: answers with the re-rendered rows)."""
+    case = rubric_case_get(request.user, slug=slug, external_id=external_id, edit=True)
+    rows = _posted_rows(request)
+    action = request.POST.get("action", "")
+    if action:
+        rows = apply_action(rows, action)
+    rubric_draft_save(case=case, author=request.user, rows=rows)
+    template = "annotation/_rubric_form.html" if action else "annotation/_rubric_autosaved.html"
+    if not request.htmx:
+        return redirect("rubric-editor", slug=slug, external_id=external_id)
+    return _editor(request, case, template=template)
+
+
+@login_required
+@require_POST
+def rubric_publish(request: HttpRequest, slug: str, external_id: str) -> HttpResponse:
+    case = rubric_case_get(request.user, slug=slug, external_id=external_id, edit=True)
+    rows = _posted_rows(request)
+    confirm = request.POST.get("confirm_catastrophic") == "on"
+    note = request.POST.get("note", "")
+    draft = rubric_draft_save(case=case, author=request.user, rows=rows)
+    try:
+        version = rubric_draft_publish(
+            draft=draft, note=note, confirm_multiple_catastrophic=confirm
+        )
+    except RubricInvalid as exc:
+        return _editor(
+            request,
+            case,
+            template="annotation/_rubric_publish_result.html",
+            status=422,
+            problems=exc.problems,
+            note=note,
+            confirm=confirm,
+        )
+    except RubricConflict as exc:
+        return _editor(
+            request,
+            case,
+            template="annotation/_rubric_publish_result.html",
+            status=409,
+            conflict=exc,
+            note=note,
+            confirm=confirm,
+        )
+    messages.success(
+        request, _("Published version %(n)d of %(case)s.") % {"n": version.number, "case": case}
+    )
+    url = reverse("rubric-history", args=[slug, external_id])
+    if request.htmx:
+        response = HttpResponse(status=204)
+        response["HX-Redirect"] = url
+        return response
+    return redirect(url)
+
+
+def _own_draft(request: HttpRequest, case) -> RubricDraft | None:
+    return RubricDraft.objects.filter(case=case, author=request.user).first()
+
+
+@login_required
+@require_POST
+def rubric_rebase(request: HttpRequest, slug: str, external_id: str) -> HttpResponse:
+    case = rubric_case_get(request.user, slug=slug, external_id=external_id, edit=True)
+    draft = _own_draft(request, case)
+    if draft is not None:
+        rubric_draft_rebase(draft=draft)
+        messages.info(
+            request,
+            _("Your draft now starts from version %(n)d. Check the rows marked as conflicts.")
+            % {"n": draft.base_version.number},
+        )
+    return redirect("rubric-editor", slug=slug, external_id=external_id)
+
+
+@login_required
+@require_POST
+def rubric_discard(request: HttpRequest, slug: str, external_id: str) -> HttpResponse:
+    case = rubric_case_get(request.user, slug=slug, external_id=external_id, edit=True)
+    draft = _own_draft(request, case)
+    if draft is not None:
+        rubric_draft_discard(draft=draft)
+        messages.info(request, _("Your draft was discarded."))
+    return redirect("rubric-editor", slug=slug, external_id=external_id)
+
+
+@login_required
+@require_POST
+def rubric_comment(request: HttpRequest, slug: str, external_id: str) -> HttpResponse:
+    case = rubric_case_get(request.user, slug=slug, external_id=external_id)
+    error = ""
+    try:
+        rubric_comment_add(case=case, author=request.user, text=request.POST.get("text", ""))
+    except ValueError as exc:
+        error = str(exc)
+    if not request.htmx:
+        return redirect("rubric-editor", slug=slug, external_id=external_id)
+    return _editor(
+        request,
+        case,
+        template="annotation/_rubric_comments.html",
+        status=422 if error else 200,
+        comment_error=error,
+    )

@@ -1,0 +1,74 @@
+import datetime as dt
+
+from django.core.paginator import Paginator
+from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
+from django.shortcuts import render
+from django.utils import timezone
+from django.utils.dateparse import parse_date
+from django.utils.translation import gettext as _
+
+from accounts.access import permission_needed
+from annotation.selectors.benchmarks import benchmark_get
+from annotation.selectors.rubric_overview import (
+    audit_events,
+    cases_changed_since,
+    criteria_counts_by_ability,
+    criteria_counts_by_category,
+    criteria_search,
+    rubrics_export_lines,
+)
+
+
+@permission_needed("annotation.view_benchmark")
+def rubric_overview(request: HttpRequest, slug: str) -> HttpResponse:
+    benchmark = benchmark_get(slug=slug)
+    by_ability = criteria_counts_by_ability(benchmark=benchmark)
+    by_category = criteria_counts_by_category(by_ability)
+    since_text = request.GET.get("since", "")
+    since = parse_date(since_text) if since_text else None
+    changed = None
+    if since:
+        start = timezone.make_aware(dt.datetime.combine(since, dt.time.min))
+        changed = cases_changed_since(benchmark=benchmark, since=start)[:500]
+    query = request.GET.get("q", "").strip()
+    chart = {
+        "labels": [row.name for row in by_ability],
+        "criteria": [row.criteria for row in by_ability],
+        "penalties": [row.penalties for row in by_ability],
+        "categories": [name for name, _ in by_category],
+        "category_counts": [n for _, n in by_category],
+        "legend": {"criteria": _("criteria"), "penalties": _("penalties")},
+    }
+    return render(
+        request,
+        "annotation/rubric_overview.html",
+        {
+            "benchmark": benchmark,
+            "by_ability": by_ability,
+            "by_category": by_category,
+            "chart": chart,
+            "since": since_text,
+            "since_invalid": bool(since_text) and since is None,
+            "changed": changed,
+            "query": query,
+            "matches": criteria_search(benchmark=benchmark, text=query) if query else None,
+        },
+    )
+
+
+@permission_needed("annotation.view_benchmark")
+def rubric_export(request: HttpRequest, slug: str) -> StreamingHttpResponse:
+    benchmark = benchmark_get(slug=slug)
+    response = StreamingHttpResponse(
+        rubrics_export_lines(benchmark=benchmark), content_type="application/x-ndjson"
+    )
+    response["Content-Disposition"] = f'attachment; filename="{benchmark.slug}-rubrics.jsonl"'
+    return response
+
+
+@permission_needed("annotation.view_audit")
+def audit_log(request: HttpRequest) -> HttpResponse:
+    slug = request.GET.get("benchmark", "")
+    benchmark = benchmark_get(slug=slug) if slug else None
+    page = Paginator(audit_events(benchmark=benchmark), 50).get_page(request.GET.get("page"))
+    return render(request, "annotation/audit_log.html", {"page": page, "benchmark": benchmark})
