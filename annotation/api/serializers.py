@@ -38,7 +38,7 @@ class CriterionOutput(serializers.ModelSerializer):
 
     class Meta:
         model = Criterion
-        fields = ["position", "ability", "category", "weight", "text", "is_catastrophic"]
+        fields = ["position", "key", "ability", "category", "weight", "text", "is_catastrophic"]
 
 
 class RubricVersionOutput(serializers.ModelSerializer):

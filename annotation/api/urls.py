@@ -1,6 +1,6 @@
 from django.urls import path
 
-from annotation.api import views
+from annotation.api import rubrics, views
 
 urlpatterns = [
     path("benchmarks/", views.BenchmarkList.as_view(), name="api-benchmark-list"),
@@ -18,8 +18,18 @@ urlpatterns = [
     ),
     path(
         "benchmarks/<slug:slug>/cases/<str:external_id>/rubric-versions/",
-        views.RubricVersionList.as_view(),
+        rubrics.RubricVersionCollection.as_view(),
         name="api-rubric-version-list",
+    ),
+    path(
+        "benchmarks/<slug:slug>/cases/<str:external_id>/rubric-versions/diff/",
+        rubrics.RubricVersionDiff.as_view(),
+        name="api-rubric-version-diff",
+    ),
+    path(
+        "benchmarks/<slug:slug>/rubrics/export/",
+        rubrics.RubricExport.as_view(),
+        name="api-rubric-export",
     ),
     path(
         "benchmarks/<slug:slug>/cases/<str:external_id>/rubric-versions/<int:number>/",

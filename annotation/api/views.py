@@ -105,20 +105,6 @@ class CaseDetail(generics.RetrieveAPIView):
         )
 
 
-class RubricVersionList(generics.ListAPIView):
-    permission_classes = [HasPermission]
-    required_permission = VIEW
-    serializer_class = s.RubricVersionOutput
-    pagination_class = None
-    filter_backends: list = []
-
-    def get_queryset(self):
-        case = get_object_or_404(
-            Case, benchmark__slug=self.kwargs["slug"], external_id=self.kwargs["external_id"]
-        )
-        return case.rubric_versions.select_related("author", "parent").order_by("number")
-
-
 class RubricVersionDetail(generics.RetrieveAPIView):
     permission_classes = [HasPermission]
     required_permission = VIEW

@@ -15,7 +15,7 @@ class RubricDraft(models.Model):
 
     case = models.ForeignKey(Case, on_delete=models.CASCADE, related_name="rubric_drafts")
     author = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE)
-    base_version = models.ForeignKey(RubricVersion, on_delete=models.PROTECT, related_name="+")
+    base_version = models.ForeignKey(RubricVersion, on_delete=models.RESTRICT, related_name="+")
     rows = models.JSONField(default=list)
     # Rows whose own change collided with another editor's during a rebase, by key, with
     # the other editor's wording so the author can decide.
@@ -39,7 +39,7 @@ class RubricComment(models.Model):
     author = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT)
     # The version the commenter was looking at, so a remark stays tied to the wording.
     version = models.ForeignKey(
-        RubricVersion, on_delete=models.PROTECT, null=True, blank=True, related_name="comments"
+        RubricVersion, on_delete=models.RESTRICT, null=True, blank=True, related_name="comments"
     )
     text = models.TextField(_("comment"))
     created = models.DateTimeField(auto_now_add=True)

@@ -57,7 +57,7 @@ class Case(models.Model):
     dialogue = models.JSONField(_("dialogue"))
     difficulty = models.CharField(_("difficulty"), max_length=10, choices=Difficulty.choices)
     scenario = models.ForeignKey(
-        Scenario, on_delete=models.PROTECT, related_name="cases", null=True, blank=True
+        Scenario, on_delete=models.RESTRICT, related_name="cases", null=True, blank=True
     )
     created = models.DateTimeField(_("created"), auto_now_add=True)
 

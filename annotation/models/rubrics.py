@@ -38,7 +38,7 @@ class RubricVersion(ImmutableModel):
     case = models.ForeignKey(Case, on_delete=models.CASCADE, related_name="rubric_versions")
     number = models.PositiveIntegerField(_("version"))
     parent = models.ForeignKey(
-        "self", on_delete=models.PROTECT, null=True, blank=True, related_name="children"
+        "self", on_delete=models.RESTRICT, null=True, blank=True, related_name="children"
     )
     author = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True

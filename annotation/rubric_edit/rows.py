@@ -61,3 +61,21 @@ def apply_action(rows: list[RubricRow], action: str) -> list[RubricRow]:
     elif verb == "down" and index < len(rows) - 1:
         rows[index + 1], rows[index] = rows[index], rows[index + 1]
     return rows
+
+
+def assign_missing_keys(rows: list[RubricRow], previous: list[RubricRow]) -> list[RubricRow]:
+    """Rows sent without a key take the key of an unclaimed previous criterion with the same
+    text (so an unchanged criterion keeps its identity), or a fresh one."""
+    claimed = {row.key for row in rows if row.key}
+    by_text: dict[str, list[str]] = {}
+    for row in previous:
+        if row.key not in claimed:
+            by_text.setdefault(row.text, []).append(row.key)
+    result = []
+    for row in rows:
+        if not row.key:
+            keys = by_text.get(row.text)
+            key = keys.pop(0) if keys else str(uuid.uuid4())
+            row = RubricRow(key=key, ability=row.ability, weight=row.weight, text=row.text)
+        result.append(row)
+    return result

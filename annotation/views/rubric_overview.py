@@ -8,6 +8,7 @@ from django.utils.dateparse import parse_date
 from django.utils.translation import gettext as _
 
 from accounts.access import permission_needed
+from annotation.downloads import jsonl_download
 from annotation.selectors.benchmarks import benchmark_get
 from annotation.selectors.rubric_overview import (
     audit_events,
@@ -59,11 +60,9 @@ def rubric_overview(request: HttpRequest, slug: str) -> HttpResponse:
 @permission_needed("annotation.view_benchmark")
 def rubric_export(request: HttpRequest, slug: str) -> StreamingHttpResponse:
     benchmark = benchmark_get(slug=slug)
-    response = StreamingHttpResponse(
-        rubrics_export_lines(benchmark=benchmark), content_type="application/x-ndjson"
+    return jsonl_download(
+        rubrics_export_lines(benchmark=benchmark), f"{benchmark.slug}-rubrics.jsonl"
     )
-    response["Content-Disposition"] = f'attachment; filename="{benchmark.slug}-rubrics.jsonl"'
-    return response
 
 
 @permission_needed("annotation.view_audit")

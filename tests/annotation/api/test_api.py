@@ -85,6 +85,7 @@ def test_benchmark_and_case_payloads(data, researcher):
     assert [v["number"] for v in versions] == [1, 2]
     v1 = client.get(reverse("api-rubric-version-detail", args=["hb", "c1", 1])).json()
     assert len(v1["criteria"]) == 4
+    assert v1["criteria"][-1].pop("key")
     assert v1["criteria"][-1] == {
         "position": 4,
         "ability": "其他",
