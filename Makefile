@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 PORT ?= 8000
 
-.PHONY: install migrate demo run test test-postgres lint format bench clean
+.PHONY: install browser migrate demo run test lint format bench clean
 
 $(STAMP): requirements.txt requirements-dev.txt
 	$(PYTHON) -m venv $(VENV)
@@ -28,7 +28,13 @@ run: demo
 	@echo "Concord is starting at http://127.0.0.1:$(PORT)/ (Ctrl-C stops it)"
 	PATH="$(CURDIR)/$(BIN):$$PATH" PORT=$(PORT) $(BIN)/honcho start -f Procfile
 
-test: install var
+# Browser tests drive Debian's chromium (no browser download works here); CJK fonts make
+# Chinese text readable in their screenshots.
+browser:
+	@test -x /usr/bin/chromium && fc-list 2>/dev/null | grep -qi "Noto Sans CJK" || \
+		{ apt-get update -qq && apt-get install -y -qq chromium fonts-noto-cjk >/dev/null; }
+
+test: install var browser
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 lint: install

@@ -1,0 +1,37 @@
+"""Confidence intervals for a proportion of units."""
+
+from __future__ import annotations
+
+import math
+
+from scipy.stats import norm
+
+from leaderboard.stats.result import Interval
+
+
+def check_counts(successes: int, n: int) -> None:
+    """Counts must be whole numbers with 0 <= successes <= n; anything else is a caller's bug."""
+    for name, count in (("successes", successes), ("n", n)):
+        if isinstance(count, bool) or int(count) != count:
+            raise ValueError(f"{name} must be a whole number, got {count!r}")
+    if n < 0 or not 0 <= successes <= n:
+        raise ValueError(f"need 0 <= successes <= n, got successes={successes}, n={n}")
+
+
+def check_confidence(confidence: float) -> None:
+    if not 0.0 < confidence < 1.0:
+        raise ValueError(f"confidence must lie strictly between 0 and 1, got {confidence!r}")
+
+
+def wilson_interval(successes: int, n: int, confidence: float = 0.95) -> Interval:
+    """Wilson score interval for the proportion successes / n (two-sided)."""
+    check_counts(successes, n)
+    check_confidence(confidence)
+    if n == 0:
+        return Interval.undefined("no units, so there is no proportion to bound")
+    z = float(norm.isf((1.0 - confidence) / 2.0))
+    p = successes / n
+    z2_n = z * z / n
+    centre = (p + z2_n / 2.0) / (1.0 + z2_n)
+    half = z * math.sqrt(p * (1.0 - p) / n + z2_n / (4.0 * n)) / (1.0 + z2_n)
+    return Interval.of(max(0.0, centre - half), min(1.0, centre + half))
