@@ -1,0 +1,75 @@
+"""`python -m judging.simulator`: run the simulator until Ctrl-C or SIGTERM.
+
+Every flag defaults to its environment variable (`--rate-429` to CONCORD_SIM_RATE_429,
+`--port` to CONCORD_SIM_PORT, `--api-key` to CONCORD_SIM_API_KEY, ...).
+"""
+
+import argparse
+import os
+import signal
+import sys
+import threading
+from dataclasses import fields
+
+from .handle import start_simulator
+from .settings import Settings, SettingsError, env_name, settings_from_env
+
+HELP = {
+    "latency_ms": "mean latency of a completion, in milliseconds",
+    "jitter_ms": "latency varies uniformly by up to this many milliseconds",
+    "rate_429": "share of requests answered 429 (with Retry-After)",
+    "rate_500": "share of requests answered 500",
+    "rate_timeout": "share of requests that sleep --timeout-sleep-s before answering",
+    "rate_malformed": "share of replies whose content is invalid JSON",
+    "rate_wrong_count": "share of judge replies with one verdict too many or too few",
+    "retry_after": "seconds announced in the Retry-After header of a 429",
+    "timeout_sleep_s": "how long a timeout fault sleeps, in seconds",
+    "hit_rate": "probability that a criterion is judged hit",
+    "api_key": "require `Authorization: Bearer KEY` on /v1 requests",
+}
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    try:
+        defaults = settings_from_env()
+    except SettingsError as exc:
+        sys.exit(f"error: environment: {exc}")
+    parser = argparse.ArgumentParser(
+        prog="python -m judging.simulator", description="OpenAI-compatible LLM simulator."
+    )
+    parser.add_argument("--host", default=os.environ.get("CONCORD_SIM_HOST", "127.0.0.1"))
+    parser.add_argument("--port", type=int, default=int(os.environ.get("CONCORD_SIM_PORT", 8765)))
+    parser.add_argument("--quiet", action="store_true", help="do not log requests")
+    for f in fields(Settings):
+        kind = str if f.name == "api_key" else float
+        parser.add_argument(
+            "--" + f.name.replace("_", "-"),
+            dest=f.name,
+            type=kind,
+            default=getattr(defaults, f.name),
+            help=f"{HELP[f.name]} (env {env_name(f.name)})",
+        )
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parse_args(argv)
+    settings = {f.name: getattr(args, f.name) for f in fields(Settings)}
+    try:
+        sim = start_simulator(args.host, args.port, quiet=args.quiet, **settings)
+    except SettingsError as exc:
+        sys.exit(f"error: {exc}")
+    except OSError as exc:
+        sys.exit(f"error: cannot listen on {args.host}:{args.port}: {exc}")
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    print(f"Concord simulator listening on {sim.base_url}", flush=True)
+    try:
+        threading.Event().wait()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        sim.stop()
+
+
+if __name__ == "__main__":
+    main()

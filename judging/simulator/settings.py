@@ -1,0 +1,93 @@
+"""Settings of a running simulator: latency, fault rates and the optional API key.
+
+The same names are used everywhere: keyword arguments of `start_simulator`, keys of the
+JSON body of `POST /_sim/config` (dashes are accepted for underscores), the command-line
+flags (`--rate-429`) and the environment (`CONCORD_SIM_RATE_429`).
+"""
+
+import os
+from dataclasses import asdict, dataclass, field, fields, replace
+
+# Fault kinds in the order they are drawn; also the values of the `X-Sim-Fault` header.
+FAULT_KINDS = ("429", "500", "timeout", "malformed", "wrong_count")
+RATE_FIELDS = {kind: "rate_" + kind for kind in FAULT_KINDS}
+ENV_PREFIX = "CONCORD_SIM_"
+
+
+class SettingsError(ValueError):
+    """A setting was unknown or out of range."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    latency_ms: float = 0.0
+    jitter_ms: float = 0.0
+    rate_429: float = 0.0
+    rate_500: float = 0.0
+    rate_timeout: float = 0.0
+    rate_malformed: float = 0.0
+    rate_wrong_count: float = 0.0
+    retry_after: float = 1.0
+    timeout_sleep_s: float = 30.0
+    hit_rate: float = 0.5
+    api_key: str | None = field(default=None, repr=False)
+
+    def rates(self) -> dict[str, float]:
+        return {kind: getattr(self, name) for kind, name in RATE_FIELDS.items()}
+
+    def public(self) -> dict:
+        """The settings as JSON, the key itself replaced by whether one is set."""
+        data = asdict(self)
+        data["api_key"] = self.api_key is not None
+        return data
+
+    def updated(self, changes: dict) -> "Settings":
+        """A copy with `changes` applied (a partial dict); raises SettingsError."""
+        known = {f.name for f in fields(self)}
+        clean = {}
+        for raw_name, value in changes.items():
+            name = str(raw_name).replace("-", "_")
+            if name not in known:
+                raise SettingsError(f"unknown setting {raw_name!r}")
+            clean[name] = _coerce(name, value)
+        result = replace(self, **clean)
+        result.check()
+        return result
+
+    def check(self) -> None:
+        for name in ("latency_ms", "jitter_ms", "retry_after", "timeout_sleep_s"):
+            if getattr(self, name) < 0:
+                raise SettingsError(f"{name} must not be negative")
+        for name in (*RATE_FIELDS.values(), "hit_rate"):
+            if not 0.0 <= getattr(self, name) <= 1.0:
+                raise SettingsError(f"{name} must be between 0 and 1")
+        if sum(self.rates().values()) > 1.0 + 1e-9:
+            raise SettingsError("the fault rates must add up to at most 1")
+
+
+def _coerce(name: str, value: object) -> object:
+    if name == "api_key":
+        if value is None or value == "":
+            return None
+        if not isinstance(value, str):
+            raise SettingsError("api_key must be a string or null")
+        return value
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        raise SettingsError(f"{name} must be a number")
+    try:
+        return float(value)
+    except ValueError:
+        raise SettingsError(f"{name} must be a number") from None
+
+
+def env_name(name: str) -> str:
+    return ENV_PREFIX + name.upper()
+
+
+def settings_from_env(environ: dict | None = None) -> Settings:
+    """Defaults overridden by `CONCORD_SIM_<NAME>` variables (e.g. CONCORD_SIM_LATENCY_MS)."""
+    environ = os.environ if environ is None else environ
+    changes = {
+        f.name: environ[env_name(f.name)] for f in fields(Settings) if env_name(f.name) in environ
+    }
+    return Settings().updated(changes)
