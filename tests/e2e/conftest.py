@@ -6,10 +6,6 @@ from pathlib import Path
 
 import pytest
 
-# Playwright's sync API runs an event loop in the test thread; the ORM calls the tests make
-# to arrange data are still plain synchronous calls.
-os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-
 CHROMIUM = "/usr/bin/chromium"
 OUTPUT = Path(__file__).resolve().parents[2] / "test-output" / "screenshots"
 
@@ -32,10 +28,23 @@ def browser_type_launch_args():
     }
 
 
+@pytest.fixture(scope="session", autouse=True)
+def sync_orm_beside_playwright():
+    # Playwright's sync API runs an event loop in the test thread; the ORM calls the tests
+    # make (and the database teardown) are still plain synchronous calls.
+    previous = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    yield
+    if previous is None:
+        del os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"]
+    else:
+        os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = previous
+
+
 @pytest.fixture
-def e2e(django_db_serialized_rollback, live_server, page):
-    """A live server with a browser page; data written by the test is visible to both and
-    the migrated data (the taxonomy) is restored afterwards."""
+def e2e(transactional_db, live_server, page):
+    """A live server with a browser page; data written by the test is visible to both (the
+    taxonomy and default prompts come back after each flush)."""
     page.set_default_timeout(10_000)
     return live_server
 
@@ -51,3 +60,14 @@ def login(page, live_server, username: str, password: str) -> None:
 def screenshot(page, name: str) -> None:
     OUTPUT.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(OUTPUT / f"{name}.png"), full_page=True)
+
+
+def after_htmx_swap(page, action) -> None:
+    """Do `action` (a click that makes htmx swap content) and wait until htmx has settled
+    the new content, so the next keystrokes reach elements htmx already listens to."""
+    page.evaluate(
+        "() => { window.__settled = new Promise(resolve => document.body.addEventListener("
+        "'htmx:afterSettle', () => resolve(true), {once: true})); }"
+    )
+    action()
+    page.evaluate("window.__settled")

@@ -6,7 +6,7 @@ from accounts.services import user_create_with_role
 from annotation.models import RubricVersion
 from annotation.services.benchmark_import import benchmark_import
 from tests.conftest import PASSWORD, jsonl_bytes, lines, question
-from tests.e2e.conftest import login, screenshot
+from tests.e2e.conftest import after_htmx_swap, login, screenshot
 
 pytestmark = pytest.mark.browser
 
@@ -47,11 +47,11 @@ def test_row_actions_and_validation_messages_without_reloading(e2e, page):
     page.goto(f"{e2e.url}/benchmarks/hb/cases/c1/rubric/")
     page.evaluate("window.__sameDocument = true")
 
-    page.get_by_role("button", name="Add a criterion").click()
+    after_htmx_swap(page, page.get_by_role("button", name="Add a criterion").click)
     expect(page.get_by_label("Text of criterion 5")).to_be_visible()
     page.get_by_label("Weight of criterion 5").fill("0")
     expect(page.locator(".editor-row").nth(4)).to_contain_text("A weight of 0 counts for nothing")
-    page.get_by_role("button", name="Move criterion 5 up").click()
+    after_htmx_swap(page, page.get_by_role("button", name="Move criterion 5 up").click)
     expect(page.locator(".editor-row").nth(3)).to_contain_text("A weight of 0 counts for nothing")
     page.get_by_role("button", name="Remove criterion 4").click()
     expect(page.locator(".editor-row")).to_have_count(4)

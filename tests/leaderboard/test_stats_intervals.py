@@ -1,6 +1,5 @@
 """Wilson interval, the exact binomial test of the 75% gate, and the cluster bootstrap."""
 
-
 import numpy as np
 import pytest
 from statsmodels.stats.proportion import proportion_confint

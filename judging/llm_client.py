@@ -1,0 +1,168 @@
+"""Calls to any OpenAI-compatible endpoint through the official SDK, turned into either a
+result or a classified failure. The SDK's own retries are off: retries are ours, counted
+and stored."""
+
+import logging
+import os
+import threading
+import time
+from dataclasses import dataclass
+
+import openai
+
+from judging.prompting import JudgeRequest
+
+# The SDK logs request details at DEBUG; keep it quiet so nothing near a key is logged.
+logging.getLogger("openai").setLevel(logging.WARNING)
+logging.getLogger("httpx").setLevel(logging.WARNING)
+
+NO_KEY = "no-key-needed"
+
+
+class MissingApiKey(Exception):
+    pass
+
+
+@dataclass(frozen=True)
+class CallResult:
+    content: str | None
+    prompt_tokens: int
+    completion_tokens: int
+    latency_ms: int
+
+
+class CallFailed(Exception):
+    def __init__(
+        self,
+        outcome: str,
+        message: str,
+        *,
+        retryable: bool,
+        http_status: int | None = None,
+        retry_after: float | None = None,
+        latency_ms: int = 0,
+        raw: str = "",
+    ) -> None:
+        super().__init__(message)
+        self.outcome = outcome
+        self.message = message
+        self.retryable = retryable
+        self.http_status = http_status
+        self.retry_after = retry_after
+        self.latency_ms = latency_ms
+        self.raw = raw
+
+
+def api_key(env_name: str) -> str:
+    """The key from the named environment variable; it is never stored or logged."""
+    if not env_name:
+        return NO_KEY
+    value = os.environ.get(env_name, "")
+    if not value:
+        raise MissingApiKey(f"the environment variable {env_name} (the API key) is not set")
+    return value
+
+
+_clients: dict[tuple, openai.OpenAI] = {}
+_clients_lock = threading.Lock()
+
+
+def client_for(*, base_url: str, api_key_env: str, timeout: float) -> openai.OpenAI:
+    """One client (and connection pool) per endpoint and key per process, shared by threads."""
+    key = (base_url, api_key_env, timeout)
+    with _clients_lock:
+        client = _clients.get(key)
+        if client is None:
+            client = openai.OpenAI(
+                base_url=base_url or None,
+                api_key=api_key(api_key_env),
+                timeout=timeout,
+                max_retries=0,
+            )
+            _clients[key] = client
+        return client
+
+
+def _retry_after(response) -> float | None:
+    if response is None:
+        return None
+    value = response.headers.get("retry-after")
+    try:
+        return max(0.0, float(value)) if value is not None else None
+    except ValueError:
+        return None
+
+
+def call_chat(
+    client: openai.OpenAI,
+    *,
+    model: str,
+    request: JudgeRequest,
+    temperature: float,
+    seed: int | None,
+    max_tokens: int,
+) -> CallResult:
+    options: dict = {
+        "model": model,
+        "messages": request.messages,
+        "temperature": temperature,
+        "max_tokens": max_tokens,
+    }
+    if seed is not None:
+        options["seed"] = seed
+    if request.response_format is not None:
+        options["response_format"] = request.response_format
+    started = time.perf_counter()
+
+    def elapsed() -> int:
+        return int((time.perf_counter() - started) * 1000)
+
+    try:
+        completion = client.chat.completions.create(**options)
+    except openai.APITimeoutError as exc:
+        raise CallFailed(
+            "timeout", "the request timed out", retryable=True, latency_ms=elapsed()
+        ) from exc
+    except openai.RateLimitError as exc:
+        raise CallFailed(
+            "rate_limited",
+            "rate limited (HTTP 429)",
+            retryable=True,
+            http_status=429,
+            retry_after=_retry_after(exc.response),
+            latency_ms=elapsed(),
+        ) from exc
+    except openai.APIStatusError as exc:
+        status = exc.status_code
+        retryable = status >= 500 or status in (408, 409)
+        hint = ""
+        if status == 400 and request.response_format is not None:
+            hint = "; if the endpoint rejects structured output, turn it off in the config"
+        raise CallFailed(
+            "http_error",
+            f"HTTP {status} from the endpoint{hint}",
+            retryable=retryable,
+            http_status=status,
+            retry_after=_retry_after(exc.response),
+            latency_ms=elapsed(),
+            raw=_body(exc),
+        ) from exc
+    except openai.APIConnectionError as exc:
+        raise CallFailed(
+            "connection", "the endpoint could not be reached", retryable=True, latency_ms=elapsed()
+        ) from exc
+    usage = completion.usage
+    choice = completion.choices[0] if completion.choices else None
+    return CallResult(
+        content=choice.message.content if choice else None,
+        prompt_tokens=usage.prompt_tokens if usage else 0,
+        completion_tokens=usage.completion_tokens if usage else 0,
+        latency_ms=elapsed(),
+    )
+
+
+def _body(exc: openai.APIStatusError) -> str:
+    try:
+        return exc.response.text[:2000]
+    except Exception:  # the body is a courtesy, never a reason to fail
+        return ""

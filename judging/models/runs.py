@@ -1,0 +1,130 @@
+from django.conf import settings
+from django.db import models
+from django.utils.translation import gettext_lazy as _
+
+from annotation.models import Benchmark, Criterion, Response, RubricVersion, System
+from judging.models.config import JudgeConfig, PromptTemplate
+
+
+class JudgeRun(models.Model):
+    class Status(models.TextChoices):
+        RUNNING = "running", _("running")
+        PAUSED = "paused", _("paused")
+        CANCELLED = "cancelled", _("cancelled")
+        FINISHED = "finished", _("finished")
+
+    class Source(models.TextChoices):
+        LLM = "llm", _("LLM judge")
+        IMPORTED = "imported", _("imported judgments")
+
+    benchmark = models.ForeignKey(Benchmark, on_delete=models.CASCADE, related_name="judge_runs")
+    config = models.ForeignKey(JudgeConfig, on_delete=models.PROTECT, related_name="runs")
+    prompt = models.ForeignKey(PromptTemplate, on_delete=models.PROTECT, null=True, blank=True)
+    # The config as it was when the run started (never the key, only its variable's name).
+    settings_snapshot = models.JSONField(default=dict)
+    systems = models.ManyToManyField(System, related_name="judge_runs")
+    source = models.CharField(max_length=10, choices=Source.choices, default=Source.LLM)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.RUNNING)
+    fresh_calls = models.BooleanField(_("ignore cached answers"), default=False)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True
+    )
+    created = models.DateTimeField(auto_now_add=True)
+    finished = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created", "-pk"]
+        verbose_name = _("judge run")
+        verbose_name_plural = _("judge runs")
+
+    def __str__(self) -> str:
+        return f"run {self.pk} ({self.config.name})"
+
+
+class JudgeTask(models.Model):
+    """One judge call's worth of work: a response against one rubric version. The unique
+    (run, response) key is what makes re-running after a crash safe."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending", _("pending")
+        RUNNING = "running", _("running")
+        DONE = "done", _("done")
+        FAILED = "failed", _("failed")
+        CANCELLED = "cancelled", _("cancelled")
+
+    run = models.ForeignKey(JudgeRun, on_delete=models.CASCADE, related_name="tasks")
+    response = models.ForeignKey(Response, on_delete=models.PROTECT, related_name="judge_tasks")
+    rubric_version = models.ForeignKey(RubricVersion, on_delete=models.PROTECT, related_name="+")
+    status = models.CharField(
+        max_length=10, choices=Status.choices, default=Status.PENDING, db_index=True
+    )
+    attempts = models.PositiveSmallIntegerField(default=0)
+    not_before = models.DateTimeField(null=True, blank=True)
+    lease_until = models.DateTimeField(null=True, blank=True)
+    lease_token = models.CharField(max_length=32, blank=True)
+    last_error = models.TextField(blank=True)
+    request_hash = models.CharField(max_length=64, blank=True, db_index=True)
+    cached_from = models.ForeignKey(
+        "self", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    reasoning = models.TextField(_("overall reasoning"), blank=True)
+    prompt_tokens = models.PositiveIntegerField(default=0)
+    completion_tokens = models.PositiveIntegerField(default=0)
+    finished = models.DateTimeField(null=True, blank=True, db_index=True)
+
+    class Meta:
+        ordering = ["pk"]
+        constraints = [
+            models.UniqueConstraint(fields=["run", "response"], name="judge_task_unique")
+        ]
+        indexes = [models.Index(fields=["run", "status"], name="judge_task_run_status")]
+
+    def __str__(self) -> str:
+        return f"task {self.pk} of run {self.run_id}"
+
+
+class JudgeAttempt(models.Model):
+    """Every call made for a task, kept whatever happened: raw output, latency, tokens."""
+
+    class Outcome(models.TextChoices):
+        OK = "ok", _("ok")
+        CACHED = "cached", _("reused from cache")
+        INVALID = "invalid", _("invalid reply")
+        RATE_LIMITED = "rate_limited", _("rate limited")
+        HTTP_ERROR = "http_error", _("HTTP error")
+        TIMEOUT = "timeout", _("timeout")
+        CONNECTION = "connection", _("connection error")
+
+    task = models.ForeignKey(JudgeTask, on_delete=models.CASCADE, related_name="attempt_log")
+    number = models.PositiveSmallIntegerField()
+    outcome = models.CharField(max_length=12, choices=Outcome.choices)
+    error = models.TextField(blank=True)
+    http_status = models.PositiveSmallIntegerField(null=True, blank=True)
+    raw_output = models.TextField(blank=True)
+    latency_ms = models.PositiveIntegerField(default=0)
+    prompt_tokens = models.PositiveIntegerField(default=0)
+    completion_tokens = models.PositiveIntegerField(default=0)
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["task", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["task", "number"], name="judge_attempt_unique")
+        ]
+
+    def __str__(self) -> str:
+        return f"attempt {self.number} of task {self.task_id}: {self.outcome}"
+
+
+class Verdict(models.Model):
+    task = models.ForeignKey(JudgeTask, on_delete=models.CASCADE, related_name="verdicts")
+    criterion = models.ForeignKey(Criterion, on_delete=models.PROTECT, related_name="verdicts")
+    hit = models.BooleanField()
+    reasoning = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["task", "criterion__position"]
+        constraints = [models.UniqueConstraint(fields=["task", "criterion"], name="verdict_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.criterion_id}: {'hit' if self.hit else 'miss'}"

@@ -1,0 +1,335 @@
+"""Lanes: the loops that do a run's work. A run gets `max_concurrency` lanes, in threads of
+one process (the `judge` command) or as Celery tasks spread over any number of workers;
+each lane claims one task at a time, so no more requests are in flight than the config
+allows, and paces itself to its share of the per-minute limit.
+
+A claimed task carries a lease. If its lane dies (a killed worker), the lease runs out and
+another lane claims the task again; the conditional writes below make sure a task's
+verdicts are written once, by the lane that holds the lease.
+"""
+
+import random
+import secrets
+import time
+from dataclasses import dataclass
+from datetime import timedelta
+
+from django.db import connection, transaction
+from django.db.models import F, Min, Q
+from django.utils import timezone
+
+from annotation.models import Criterion
+from judging.llm_client import CallFailed, CallResult, call_chat, client_for
+from judging.models import JudgeAttempt, JudgeRun, JudgeTask, Verdict
+from judging.prompting import PromptCriterion, build_judge_request, request_hash
+from judging.replies import ParsedReply, ReplyInvalid, parse_reply
+
+LEASE_MARGIN_SECONDS = 30
+BACKOFF_CAP_SECONDS = 60.0
+IDLE_POLL_SECONDS = 1.0
+
+
+@dataclass
+class Lane:
+    run_id: int
+    token: str
+    min_interval: float  # seconds between this lane's calls (its share of the rpm limit)
+    last_call: float = 0.0
+
+
+def lane_for(run: JudgeRun) -> Lane:
+    snapshot = run.settings_snapshot
+    rpm = snapshot.get("requests_per_minute") or 0
+    lanes = max(1, snapshot.get("max_concurrency") or 1)
+    return Lane(
+        run_id=run.pk,
+        token=secrets.token_hex(8),
+        min_interval=(60.0 * lanes / rpm) if rpm else 0.0,
+    )
+
+
+def lane_run(*, run_id: int, max_seconds: float | None = None) -> str:
+    """Work on the run until nothing is left ("finished"), the run is paused or cancelled
+    ("stopped"), or `max_seconds` pass ("timeout": the caller starts the lane again)."""
+    run = JudgeRun.objects.select_related("prompt").get(pk=run_id)
+    lane = lane_for(run)
+    started = time.monotonic()
+    try:
+        while True:
+            if not JudgeRun.objects.filter(pk=run_id, status=JudgeRun.Status.RUNNING).exists():
+                return "stopped"
+            if max_seconds is not None and time.monotonic() - started > max_seconds:
+                return "timeout"
+            claimed = task_claim(run=run, token=lane.token)
+            if claimed is None:
+                run_finish_if_complete(run_id=run_id)
+                return "finished"
+            if isinstance(claimed, float):
+                time.sleep(claimed)
+                continue
+            task_execute(run=run, task=claimed, lane=lane)
+    finally:
+        connection.close()
+
+
+def task_claim(*, run: JudgeRun, token: str) -> JudgeTask | float | None:
+    """The next task for a lane; or seconds to wait (retries not yet due, or tasks held by
+    other lanes); or None when every task has ended."""
+    now = timezone.now()
+    lease = timedelta(
+        seconds=float(run.settings_snapshot.get("timeout_seconds", 120)) + LEASE_MARGIN_SECONDS
+    )
+    claimable = Q(status=JudgeTask.Status.PENDING) & (
+        Q(not_before__isnull=True) | Q(not_before__lte=now)
+    ) | Q(status=JudgeTask.Status.RUNNING, lease_until__lt=now)
+    with transaction.atomic():
+        candidates = JudgeTask.objects.filter(claimable, run_id=run.pk).order_by("pk")
+        if connection.features.has_select_for_update_skip_locked:
+            candidates = candidates.select_for_update(skip_locked=True)
+        task = candidates.first()
+        if task is not None:
+            JudgeTask.objects.filter(pk=task.pk).update(
+                status=JudgeTask.Status.RUNNING,
+                lease_token=token,
+                lease_until=now + lease,
+                attempts=F("attempts") + 1,
+            )
+            task.attempts += 1
+            task.lease_token = token
+            return task
+    open_tasks = JudgeTask.objects.filter(
+        run_id=run.pk, status__in=[JudgeTask.Status.PENDING, JudgeTask.Status.RUNNING]
+    ).aggregate(
+        retry_at=Min("not_before", filter=Q(status=JudgeTask.Status.PENDING)),
+        lease_at=Min("lease_until", filter=Q(status=JudgeTask.Status.RUNNING)),
+    )
+    due = [t for t in (open_tasks["retry_at"], open_tasks["lease_at"]) if t is not None]
+    if not due:
+        return None
+    return min(IDLE_POLL_SECONDS, max(0.05, (min(due) - now).total_seconds()))
+
+
+def _prompt_criteria(task: JudgeTask) -> list[Criterion]:
+    return list(
+        Criterion.objects.filter(rubric_version_id=task.rubric_version_id)
+        .select_related("ability")
+        .order_by("position")
+    )
+
+
+def task_execute(*, run: JudgeRun, task: JudgeTask, lane: Lane) -> None:
+    """One attempt at one task; records the outcome."""
+    snapshot = run.settings_snapshot
+    task = JudgeTask.objects.select_related("response__case").get(pk=task.pk)
+    criteria = _prompt_criteria(task)
+    request = build_judge_request(
+        system_text=run.prompt.system_text,
+        user_text=run.prompt.user_text,
+        dialogue=task.response.case.dialogue,
+        response=task.response.text,
+        criteria=[
+            PromptCriterion(c.position, c.ability.label, c.weight, c.text, c.is_catastrophic)
+            for c in criteria
+        ],
+        structured=snapshot.get("structured_output", True),
+    )
+    sampling = {
+        "base_url": snapshot.get("base_url", ""),
+        "temperature": snapshot.get("temperature", 0.0),
+        "seed": snapshot.get("seed"),
+        "max_output_tokens": snapshot.get("max_output_tokens"),
+    }
+    digest = request_hash(model=snapshot["model"], request=request, settings=sampling)
+    if not run.fresh_calls and _reuse_cached(task=task, digest=digest, criteria=criteria):
+        return
+    JudgeTask.objects.filter(pk=task.pk).update(request_hash=digest)
+    _pace(lane)
+    try:
+        client = client_for(
+            base_url=snapshot.get("base_url", ""),
+            api_key_env=snapshot.get("api_key_env", ""),
+            timeout=float(snapshot.get("timeout_seconds", 120)),
+        )
+        result = call_chat(
+            client,
+            model=snapshot["model"],
+            request=request,
+            temperature=float(snapshot.get("temperature", 0.0)),
+            seed=snapshot.get("seed"),
+            max_tokens=int(snapshot.get("max_output_tokens", 4096)),
+        )
+    except CallFailed as exc:
+        _attempt_failed(run=run, task=task, failure=exc)
+        return
+    try:
+        reply = parse_reply(result.content, expected=len(criteria))
+    except ReplyInvalid as exc:
+        failure = CallFailed(
+            JudgeAttempt.Outcome.INVALID,
+            str(exc),
+            retryable=True,
+            latency_ms=result.latency_ms,
+            raw=result.content or "",
+        )
+        _attempt_failed(run=run, task=task, failure=failure, result=result)
+        return
+    _attempt_succeeded(task=task, criteria=criteria, reply=reply, result=result, digest=digest)
+
+
+def _pace(lane: Lane) -> None:
+    if lane.min_interval:
+        wait = lane.last_call + lane.min_interval - time.monotonic()
+        if wait > 0:
+            time.sleep(wait)
+    lane.last_call = time.monotonic()
+
+
+def _still_ours(task: JudgeTask):
+    return JudgeTask.objects.filter(
+        pk=task.pk, status=JudgeTask.Status.RUNNING, lease_token=task.lease_token
+    )
+
+
+def _attempt_succeeded(
+    *,
+    task: JudgeTask,
+    criteria: list[Criterion],
+    reply: ParsedReply,
+    result: CallResult,
+    digest: str,
+) -> None:
+    with transaction.atomic():
+        ended = _still_ours(task).update(
+            status=JudgeTask.Status.DONE,
+            finished=timezone.now(),
+            lease_token="",
+            reasoning=reply.analysis,
+            last_error="",
+            prompt_tokens=F("prompt_tokens") + result.prompt_tokens,
+            completion_tokens=F("completion_tokens") + result.completion_tokens,
+        )
+        if not ended:
+            return  # the lease ran out and another lane took the task over
+        JudgeAttempt.objects.create(
+            task=task,
+            number=task.attempts,
+            outcome=JudgeAttempt.Outcome.OK,
+            raw_output=result.content or "",
+            latency_ms=result.latency_ms,
+            prompt_tokens=result.prompt_tokens,
+            completion_tokens=result.completion_tokens,
+        )
+        Verdict.objects.bulk_create(
+            Verdict(task=task, criterion=c, hit=v.hit, reasoning=v.reasoning)
+            for c, v in zip(criteria, reply.verdicts, strict=True)
+        )
+
+
+def backoff_seconds(attempt: int, retry_after: float | None, base: float = 1.0) -> float:
+    """Exponential backoff with jitter; a server's Retry-After is honoured as a minimum."""
+    delay = min(BACKOFF_CAP_SECONDS, base * 2 ** (attempt - 1))
+    delay = random.uniform(delay / 2, delay)
+    return max(delay, retry_after) if retry_after is not None else delay
+
+
+def _attempt_failed(
+    *, run: JudgeRun, task: JudgeTask, failure: CallFailed, result: CallResult | None = None
+) -> None:
+    max_attempts = int(run.settings_snapshot.get("max_attempts", 5))
+    retry = failure.retryable and task.attempts < max_attempts
+    now = timezone.now()
+    message = f"attempt {task.attempts}: {failure.message}"
+    with transaction.atomic():
+        if retry:
+            changes = {
+                "status": JudgeTask.Status.PENDING,
+                "not_before": now
+                + timedelta(
+                    seconds=backoff_seconds(
+                        task.attempts,
+                        failure.retry_after,
+                        float(run.settings_snapshot.get("backoff_seconds", 1.0)),
+                    )
+                ),
+            }
+        else:
+            if failure.retryable:
+                message += f" (gave up after {task.attempts} attempts)"
+            changes = {"status": JudgeTask.Status.FAILED, "finished": now}
+        ended = _still_ours(task).update(
+            lease_token="",
+            last_error=message,
+            prompt_tokens=F("prompt_tokens") + (result.prompt_tokens if result else 0),
+            completion_tokens=F("completion_tokens") + (result.completion_tokens if result else 0),
+            **changes,
+        )
+        if not ended:
+            return
+        JudgeAttempt.objects.create(
+            task=task,
+            number=task.attempts,
+            outcome=failure.outcome,
+            error=failure.message,
+            http_status=failure.http_status,
+            raw_output=failure.raw[:20000],
+            latency_ms=failure.latency_ms,
+            prompt_tokens=result.prompt_tokens if result else 0,
+            completion_tokens=result.completion_tokens if result else 0,
+        )
+
+
+def _reuse_cached(*, task: JudgeTask, digest: str, criteria: list[Criterion]) -> bool:
+    """An identical request answered before (same prompt, model and settings) is reused
+    instead of paid for again."""
+    source = (
+        JudgeTask.objects.filter(request_hash=digest, status=JudgeTask.Status.DONE)
+        .exclude(pk=task.pk)
+        .order_by("pk")
+        .first()
+    )
+    if source is None:
+        return False
+    earlier = list(source.verdicts.order_by("criterion__position"))
+    if len(earlier) != len(criteria):
+        return False
+    with transaction.atomic():
+        ended = _still_ours(task).update(
+            status=JudgeTask.Status.DONE,
+            finished=timezone.now(),
+            lease_token="",
+            request_hash=digest,
+            cached_from=source,
+            reasoning=source.reasoning,
+        )
+        if not ended:
+            return True
+        JudgeAttempt.objects.create(
+            task=task, number=task.attempts, outcome=JudgeAttempt.Outcome.CACHED
+        )
+        Verdict.objects.bulk_create(
+            Verdict(task=task, criterion=c, hit=v.hit, reasoning=v.reasoning)
+            for c, v in zip(criteria, earlier, strict=True)
+        )
+    return True
+
+
+def run_finish_if_complete(*, run_id: int) -> bool:
+    with transaction.atomic():
+        if JudgeTask.objects.filter(
+            run_id=run_id, status__in=[JudgeTask.Status.PENDING, JudgeTask.Status.RUNNING]
+        ).exists():
+            return False
+        return bool(
+            JudgeRun.objects.filter(pk=run_id, status=JudgeRun.Status.RUNNING).update(
+                status=JudgeRun.Status.FINISHED, finished=timezone.now()
+            )
+        )
+
+
+def run_here(*, run_id: int, lanes: int) -> None:
+    """Do the whole run in this process with `lanes` threads: no worker needed."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=lanes, thread_name_prefix="judge-lane") as pool:
+        for future in [pool.submit(lane_run, run_id=run_id) for _ in range(lanes)]:
+            future.result()
