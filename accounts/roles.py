@@ -16,6 +16,9 @@ _READ = [
     "annotation.view_system",
     "annotation.view_response",
     "annotation.view_system_identity",
+    "judging.view_judgerun",
+    "judging.view_judgeconfig",
+    "judging.view_prompttemplate",
 ]
 
 ROLE_PERMISSIONS: dict[str, list[str]] = {
@@ -28,6 +31,9 @@ ROLE_PERMISSIONS: dict[str, list[str]] = {
         "annotation.author_rubric",
         "annotation.comment_rubric",
         "annotation.view_audit",
+        "judging.run_judge",
+        "judging.add_judgeconfig",
+        "judging.change_judgeconfig",
         "annotation.add_benchmark",
         "annotation.add_case",
         "annotation.add_rubricversion",

@@ -4,6 +4,7 @@ from django.urls import include, path
 urlpatterns = [
     path("", include("accounts.urls")),
     path("", include("annotation.urls")),
+    path("", include("judging.urls")),
     path("api/", include("config.api_urls")),
     path("i18n/", include("django.conf.urls.i18n")),
     path("admin/", admin.site.urls),

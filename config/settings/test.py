@@ -4,6 +4,8 @@ from config.settings.local import *  # noqa: F403
 
 SECRET_KEY = "test-only-key-not-secret-" + "x" * 30
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+# Background tasks run in the calling process unless a test starts real workers.
+CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=True)  # noqa: F405
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},

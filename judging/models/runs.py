@@ -128,3 +128,21 @@ class Verdict(models.Model):
 
     def __str__(self) -> str:
         return f"{self.criterion_id}: {'hit' if self.hit else 'miss'}"
+
+
+class JudgeLane(models.Model):
+    """One of a run's `max_concurrency` slots. A lane holds one while it works, renewing it
+    with each task; a slot whose holder died expires and can be taken by a new lane. So
+    there are never more lanes, and requests in flight, than the config allows, however
+    often lanes are dispatched again."""
+
+    run = models.ForeignKey(JudgeRun, on_delete=models.CASCADE, related_name="lanes")
+    number = models.PositiveSmallIntegerField()
+    token = models.CharField(max_length=32, blank=True)
+    expires = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["run", "number"], name="judge_lane_unique")]
+
+    def __str__(self) -> str:
+        return f"lane {self.number} of run {self.run_id}"

@@ -20,11 +20,11 @@ from django.utils import timezone
 
 from annotation.models import Criterion
 from judging.llm_client import CallFailed, CallResult, call_chat, client_for
-from judging.models import JudgeAttempt, JudgeRun, JudgeTask, Verdict
+from judging.models import JudgeAttempt, JudgeLane, JudgeRun, JudgeTask, Verdict
 from judging.prompting import PromptCriterion, build_judge_request, request_hash
 from judging.replies import ParsedReply, ReplyInvalid, parse_reply
 
-LEASE_MARGIN_SECONDS = 30
+LEASE_MARGIN_SECONDS = 10
 BACKOFF_CAP_SECONDS = 60.0
 IDLE_POLL_SECONDS = 1.0
 
@@ -48,12 +48,45 @@ def lane_for(run: JudgeRun) -> Lane:
     )
 
 
+def lease_seconds(run: JudgeRun) -> float:
+    return float(run.settings_snapshot.get("timeout_seconds", 120)) + LEASE_MARGIN_SECONDS
+
+
+def lane_slot_take(*, run: JudgeRun, token: str) -> bool:
+    """Hold one of the run's lane slots (a free one, or one whose holder stopped renewing)."""
+    now = timezone.now()
+    free = JudgeLane.objects.filter(run=run).filter(
+        Q(token="") | Q(expires__isnull=True) | Q(expires__lt=now)
+    )
+    for slot in free.order_by("number"):
+        taken = JudgeLane.objects.filter(pk=slot.pk, token=slot.token, expires=slot.expires).update(
+            token=token, expires=now + timedelta(seconds=lease_seconds(run))
+        )
+        if taken:
+            return True
+    return False
+
+
+def _lane_slot_renew(*, run: JudgeRun, token: str) -> None:
+    JudgeLane.objects.filter(run=run, token=token).update(
+        expires=timezone.now() + timedelta(seconds=lease_seconds(run))
+    )
+
+
+def _lane_slot_release(*, run_id: int, token: str) -> None:
+    JudgeLane.objects.filter(run_id=run_id, token=token).update(token="", expires=None)
+
+
 def lane_run(*, run_id: int, max_seconds: float | None = None) -> str:
     """Work on the run until nothing is left ("finished"), the run is paused or cancelled
-    ("stopped"), or `max_seconds` pass ("timeout": the caller starts the lane again)."""
+    ("stopped"), `max_seconds` pass ("timeout": the caller starts the lane again), or all
+    lane slots are taken ("surplus": enough lanes are working already)."""
     run = JudgeRun.objects.select_related("prompt").get(pk=run_id)
     lane = lane_for(run)
     started = time.monotonic()
+    if not lane_slot_take(run=run, token=lane.token):
+        connection.close()
+        return "surplus"
     try:
         while True:
             if not JudgeRun.objects.filter(pk=run_id, status=JudgeRun.Status.RUNNING).exists():
@@ -64,11 +97,13 @@ def lane_run(*, run_id: int, max_seconds: float | None = None) -> str:
             if claimed is None:
                 run_finish_if_complete(run_id=run_id)
                 return "finished"
+            _lane_slot_renew(run=run, token=lane.token)
             if isinstance(claimed, float):
                 time.sleep(claimed)
                 continue
             task_execute(run=run, task=claimed, lane=lane)
     finally:
+        _lane_slot_release(run_id=run_id, token=lane.token)
         connection.close()
 
 
@@ -76,9 +111,7 @@ def task_claim(*, run: JudgeRun, token: str) -> JudgeTask | float | None:
     """The next task for a lane; or seconds to wait (retries not yet due, or tasks held by
     other lanes); or None when every task has ended."""
     now = timezone.now()
-    lease = timedelta(
-        seconds=float(run.settings_snapshot.get("timeout_seconds", 120)) + LEASE_MARGIN_SECONDS
-    )
+    lease = timedelta(seconds=lease_seconds(run))
     claimable = Q(status=JudgeTask.Status.PENDING) & (
         Q(not_before__isnull=True) | Q(not_before__lte=now)
     ) | Q(status=JudgeTask.Status.RUNNING, lease_until__lt=now)

@@ -3,13 +3,14 @@
 from collections.abc import Callable, Sequence
 
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from annotation.models import Benchmark, Response, System
 from annotation.selectors.rubrics import latest_version_id_subquery
 from judging.llm_client import MissingApiKey, api_key
-from judging.models import JudgeConfig, JudgeRun, JudgeTask
+from judging.models import JudgeConfig, JudgeLane, JudgeRun, JudgeTask
 
 
 class RunNotStartable(Exception):
@@ -83,6 +84,9 @@ def judge_run_start(
             [JudgeTask(run=run, response_id=pk, rubric_version_id=v) for pk, v in responses],
             batch_size=2000,
         )
+        JudgeLane.objects.bulk_create(
+            JudgeLane(run=run, number=n) for n in range(1, config.max_concurrency + 1)
+        )
         if dispatch is not None:
             transaction.on_commit(lambda: dispatch(run))
     return run
@@ -112,3 +116,24 @@ def judge_run_cancel(*, run: JudgeRun) -> None:
         JudgeTask.objects.filter(
             run=run, status__in=[JudgeTask.Status.PENDING, JudgeTask.Status.RUNNING]
         ).update(status=JudgeTask.Status.CANCELLED, last_error="cancelled", lease_token="")
+
+
+def judge_run_revive(*, run: JudgeRun, dispatch: Callable[[JudgeRun, int], None]) -> int:
+    """Dispatch lanes again for a running run whose lanes are gone (a worker was killed, or
+    the broker lost their messages). Returns how many lanes were dispatched."""
+    if run.status != JudgeRun.Status.RUNNING:
+        return 0
+    open_tasks = JudgeTask.objects.filter(
+        run=run, status__in=[JudgeTask.Status.PENDING, JudgeTask.Status.RUNNING]
+    ).exists()
+    if not open_tasks:
+        return 0
+    now = timezone.now()
+    idle = (
+        JudgeLane.objects.filter(run=run)
+        .filter(Q(token="") | Q(expires__isnull=True) | Q(expires__lt=now))
+        .count()
+    )
+    if idle:
+        dispatch(run, idle)
+    return idle

@@ -9,6 +9,7 @@ from accounts.services import user_create_with_role
 from annotation.models import System
 from annotation.services.benchmark_import import benchmark_import
 from annotation.services.responses_import import responses_import
+from judging.models import JudgeConfig, PromptTemplate
 
 DEMO_DIR = Path(settings.BASE_DIR) / "fixtures" / "demo"
 DEMO_PASSWORD = "concord-demo"
@@ -19,6 +20,9 @@ DEMO_USERS = [
     ("expert2", EXPERT),
     ("expert3", EXPERT),
 ]
+# `make run` starts the bundled simulator here (see the Procfile).
+SIMULATOR_URL = "http://127.0.0.1:8765/v1"
+SIMULATOR_CONFIG = "Simulated judge (demo)"
 BENCHMARKS = [
     ("demo", "Concord demo (中文)", "zh"),
     ("demo-en", "Concord demo (English)", "en"),
@@ -49,6 +53,16 @@ class Command(BaseCommand):
                         )
             for username, role in DEMO_USERS:
                 user_create_with_role(username=username, password=DEMO_PASSWORD, role=role)
+            JudgeConfig.objects.get_or_create(
+                name=SIMULATOR_CONFIG,
+                defaults={
+                    "base_url": SIMULATOR_URL,
+                    "model": "concord-sim",
+                    "prompt": PromptTemplate.objects.get(name="judge-zh", version=1),
+                    "max_concurrency": 8,
+                    "is_simulated": True,
+                },
+            )
         self.stdout.write(f"Demo loaded. Logins (password for all: {DEMO_PASSWORD}):")
         for username, role in DEMO_USERS:
             self.stdout.write(f"  {username:<12} {role}")

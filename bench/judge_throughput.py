@@ -1,0 +1,524 @@
+"""Throughput of judge runs against the simulator, with and without faults.
+
+Generates a synthetic benchmark (300 cases of 10 criteria, 3 systems answering every case:
+900 judge calls), starts the OpenAI-compatible simulator in this process at 250 ms per call,
+and times `run_here` with 32 lanes. The ideal is concurrency / latency (128 calls/s);
+goal: at least 85% of it. A second run with 10% of calls answered 429 (Retry-After 1 s)
+and 5% malformed JSON checks that every fault is retried and every verdict accounted for.
+Times are printed, never asserted: the exit status is non-zero only when something is
+unaccounted for (a task neither done nor failed, or verdicts not matching criteria).
+
+    python bench/judge_throughput.py                       # SQLite in a temporary folder
+    python bench/judge_throughput.py --postgres postgres://postgres@127.0.0.1:5432/concord
+    python bench/judge_throughput.py --both                # SQLite, then PostgreSQL
+    python bench/judge_throughput.py --breakdown           # where the lanes spend time
+"""
+
+import argparse
+import cProfile
+import io
+import json
+import logging
+import os
+import pstats
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections import defaultdict
+from contextlib import contextmanager
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+DEFAULT_POSTGRES = "postgres://postgres@127.0.0.1:5432/concord"
+REFERENCE_CALLS_PER_SECOND = 5  # the sequential reference scripts, at best
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cases", type=int, default=300)
+    parser.add_argument("--criteria-per-case", type=int, default=10)
+    parser.add_argument("--systems", type=int, default=3)
+    parser.add_argument("--latency-ms", type=float, default=250.0)
+    parser.add_argument("--concurrency", type=int, default=32)
+    parser.add_argument("--rate-429", type=float, default=0.10)
+    parser.add_argument("--rate-malformed", type=float, default=0.05)
+    parser.add_argument("--retry-after", type=float, default=1.0)
+    parser.add_argument(
+        "--postgres",
+        metavar="URL",
+        help="use a fresh test database on this PostgreSQL server instead of SQLite",
+    )
+    parser.add_argument(
+        "--both",
+        nargs="?",
+        const=DEFAULT_POSTGRES,
+        metavar="URL",
+        help=f"run on SQLite, then on PostgreSQL (default {DEFAULT_POSTGRES})",
+    )
+    parser.add_argument(
+        "--simulator-process",
+        action="store_true",
+        help="run the simulator in a process of its own (python -m judging.simulator) "
+        "instead of a thread of this one, so that it does not compete for the GIL",
+    )
+    parser.add_argument(
+        "--breakdown",
+        action="store_true",
+        help="also print the lanes' time by phase (claim, task read, HTTP call, writes)",
+    )
+    parser.add_argument(
+        "--profile",
+        metavar="N",
+        type=int,
+        default=0,
+        help="profile the lane threads of the clean run (cProfile); print the top N",
+    )
+    return parser.parse_args(argv)
+
+
+def run_both(args: argparse.Namespace) -> int:
+    """Django is set up once per process: each database gets a process of its own."""
+    passed = [a for a in sys.argv[1:] if not a.startswith("--both")]
+    if args.both in passed:
+        passed.remove(args.both)
+    status = 0
+    for extra in ([], ["--postgres", args.both]):
+        command = [sys.executable, str(Path(__file__).resolve()), *passed, *extra]
+        print(f"$ {' '.join(command[1:])}", flush=True)
+        status = max(status, subprocess.run(command, check=False).returncode)
+        print(flush=True)
+    return status
+
+
+class SimulatorProcess:
+    """The simulator in a child process, with the in-process handle's methods (over HTTP)."""
+
+    def __init__(self, latency_ms: float, retry_after: float) -> None:
+        self.process = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "judging.simulator",
+                "--quiet",
+                "--port",
+                "0",
+                "--latency-ms",
+                str(latency_ms),
+                "--retry-after",
+                str(retry_after),
+            ],
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        line = self.process.stdout.readline()
+        if "listening on" not in line:
+            self.process.kill()
+            raise RuntimeError(f"the simulator did not start: {line!r}")
+        self.base_url = line.rsplit(" ", 1)[-1].strip()
+        self.root_url = self.base_url.removesuffix("/v1")
+
+    def _call(self, path: str, body: dict | None = None) -> dict:
+        import urllib.request
+
+        data = json.dumps(body).encode() if body is not None else None
+        request = urllib.request.Request(
+            self.root_url + path, data=data, headers={"Content-Type": "application/json"}
+        )
+        with urllib.request.urlopen(request, timeout=10) as reply:
+            return json.load(reply)
+
+    def stats(self) -> dict:
+        return self._call("/_sim/stats")
+
+    def configure(self, **settings) -> dict:
+        return self._call("/_sim/config", settings)
+
+    def reset(self) -> None:
+        self._call("/_sim/reset", {})
+
+    def cpu_seconds(self) -> float:
+        """User + system CPU of the simulator process so far (Linux /proc)."""
+        try:
+            fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            return float("nan")
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    def stop(self) -> None:
+        self.process.terminate()
+        self.process.wait(timeout=10)
+
+
+# -- instrumentation (only with --breakdown / --profile) -----------------------------------
+
+
+class Phases:
+    """Seconds the lane threads spend in each phase, summed over lanes (lane-seconds)."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.seconds: dict[str, float] = defaultdict(float)
+        self.counts: dict[str, int] = defaultdict(int)
+
+    def wrap(self, module, name: str, label: str | None = None) -> None:
+        original = getattr(module, name)
+        label = label or name
+
+        def timed(*args, **kwargs):
+            started = time.perf_counter()
+            try:
+                return original(*args, **kwargs)
+            finally:
+                elapsed = time.perf_counter() - started
+                with self.lock:
+                    self.seconds[label] += elapsed
+                    self.counts[label] += 1
+
+        setattr(module, name, timed)
+
+    def report(self, lanes: int, wall: float) -> None:
+        total = lanes * wall
+        print(f"  lane time by phase ({lanes} lanes x {wall:.2f} s = {total:.1f} lane-s):")
+        for label, seconds in sorted(self.seconds.items(), key=lambda kv: -kv[1]):
+            count = self.counts[label]
+            print(
+                f"    {label:<22} {seconds:8.1f} lane-s {100 * seconds / total:5.1f}%  "
+                f"{count:6d} calls, {1000 * seconds / max(count, 1):7.1f} ms each"
+            )
+
+
+@contextmanager
+def instrumented(enabled: bool):
+    """Time the phases of execution.py by wrapping its module-level functions."""
+    if not enabled:
+        yield None
+        return
+    from judging.services import execution
+
+    names = [
+        "task_claim",
+        "_prompt_criteria",
+        "call_chat",
+        "_reuse_cached",
+        "_attempt_succeeded",
+        "_attempt_failed",
+        "run_finish_if_complete",
+    ]
+    saved = {name: getattr(execution, name) for name in names}
+    phases = Phases()
+    for name in names:
+        phases.wrap(execution, name)
+    # time.sleep in execution.py is the idle wait of a lane (retries not yet due)
+    real_time = execution.time
+
+    class _Time:
+        def __getattr__(self, attr):
+            return getattr(real_time, attr)
+
+        @staticmethod
+        def sleep(seconds):
+            started = time.perf_counter()
+            real_time.sleep(seconds)
+            with phases.lock:
+                phases.seconds["idle sleep"] += time.perf_counter() - started
+                phases.counts["idle sleep"] += 1
+
+    execution.time = _Time()
+    try:
+        yield phases
+    finally:
+        for name, original in saved.items():
+            setattr(execution, name, original)
+        execution.time = real_time
+
+
+@contextmanager
+def profiled(top: int):
+    """cProfile every lane thread (run_here looks lane_run up at call time)."""
+    if not top:
+        yield
+        return
+    from judging.services import execution
+
+    original = execution.lane_run
+    profiles: list[cProfile.Profile] = []
+    lock = threading.Lock()
+
+    def lane_run(**kwargs):
+        profile = cProfile.Profile()
+        with lock:
+            profiles.append(profile)
+        profile.enable()
+        try:
+            return original(**kwargs)
+        finally:
+            profile.disable()
+
+    execution.lane_run = lane_run
+    try:
+        yield
+    finally:
+        execution.lane_run = original
+        if profiles:
+            out = io.StringIO()
+            stats = pstats.Stats(profiles[0], stream=out)
+            for profile in profiles[1:]:
+                stats.add(profile)
+            stats.sort_stats("cumulative").print_stats(top)
+            print("  lane threads, cProfile (cumulative, summed over lanes):")
+            print("\n".join("    " + line for line in out.getvalue().splitlines()))
+
+
+# -- the benchmark -------------------------------------------------------------------------
+
+
+def setup_django(postgres: str | None):
+    """Point Django at a fresh database; returns what teardown needs (or None)."""
+    workdir = Path(tempfile.mkdtemp(prefix="concord-bench-"))
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.test")
+    os.environ["CONCORD_VAR_DIR"] = str(workdir)
+    os.environ["DEBUG"] = "false"  # DEBUG keeps every SQL statement in memory
+    if postgres:
+        os.environ["DATABASE_URL"] = postgres
+    else:
+        os.environ.pop("DATABASE_URL", None)
+    import django
+
+    django.setup()
+    # The HTTP client logs every request at INFO; llm_client quiets "httpx", but the
+    # installed SDK's transport logs as "httpx2". Figures, not 900 log lines.
+    for name in ("httpx", "httpx2", "httpcore2"):
+        logging.getLogger(name).setLevel(logging.WARNING)
+    from django.core.management import call_command
+    from django.db import connection
+
+    if connection.vendor == "postgresql":
+        from django.test.utils import setup_databases
+
+        # A name of its own, so that a test suite's database is never replaced.
+        connection.settings_dict.setdefault("TEST", {})["NAME"] = (
+            f"test_concord_bench_{os.getpid()}"
+        )
+        old_config = setup_databases(
+            verbosity=0, interactive=False, aliases={"default"}, serialized_aliases=set()
+        )
+        return old_config
+    call_command("migrate", verbosity=0)
+    return None
+
+
+def teardown_django(old_config) -> None:
+    from django.db import connections
+
+    connections.close_all()
+    if old_config is not None:
+        from django.test.utils import teardown_databases
+
+        teardown_databases(old_config, verbosity=0)
+
+
+def make_benchmark(args: argparse.Namespace):
+    from annotation.models import Benchmark, System
+    from annotation.services.benchmark_import import benchmark_import
+    from annotation.services.responses_import import responses_import
+    from bench.synthetic_benchmark import question_rows
+
+    rows = list(question_rows(cases=args.cases, criteria=args.cases * args.criteria_per_case))
+    benchmark_import(
+        chunks=[(json.dumps(row, ensure_ascii=False) + "\n").encode() for row in rows],
+        benchmark_slug="throughput",
+    )
+    names = [f"system-{chr(ord('a') + i)}" for i in range(args.systems)]
+    for name in names:
+        answers = [
+            {
+                "question_id": row["question_id"],
+                "response": f"{name} 的回答：听起来你真的很累。愿意说说最让你难受的是什么吗？"
+                f"（{row['question_id']}）",
+            }
+            for row in rows
+        ]
+        responses_import(
+            chunks=[(json.dumps(a, ensure_ascii=False) + "\n").encode() for a in answers],
+            benchmark_slug="throughput",
+            system_name=name,
+        )
+    return Benchmark.objects.get(slug="throughput"), list(System.objects.filter(name__in=names))
+
+
+def judge_once(*, label, args, sim, benchmark, systems, config, fresh_calls, breakdown, top):
+    from django.db.models import Count, Exists, OuterRef
+
+    from annotation.models import Criterion
+    from judging.models import JudgeAttempt, JudgeTask, Verdict
+    from judging.services import execution
+    from judging.services.runs import judge_run_start
+
+    sim.reset()
+    run = judge_run_start(
+        benchmark=benchmark, systems=systems, config=config, fresh_calls=fresh_calls
+    )
+    tasks = run.tasks.count()
+    with instrumented(breakdown) as phases, profiled(top):
+        cpu = time.process_time()
+        sim_cpu = sim.cpu_seconds() if hasattr(sim, "cpu_seconds") else None
+        started = time.perf_counter()
+        execution.run_here(run_id=run.pk, lanes=args.concurrency)
+        seconds = time.perf_counter() - started
+        cpu = time.process_time() - cpu
+        if sim_cpu is not None:
+            sim_cpu = sim.cpu_seconds() - sim_cpu
+    stats = sim.stats()
+    requests = stats["requests"]
+
+    statuses = dict(
+        run.tasks.values_list("status").annotate(n=Count("pk")).values_list("status", "n")
+    )
+    attempts = JudgeAttempt.objects.filter(task__run=run)
+    outcomes = dict(
+        attempts.values_list("outcome").annotate(n=Count("pk")).values_list("outcome", "n")
+    )
+    later = JudgeAttempt.objects.filter(task=OuterRef("task"), number__gt=OuterRef("number"))
+    retried = dict(
+        attempts.filter(Exists(later))
+        .values_list("outcome")
+        .annotate(n=Count("pk"))
+        .values_list("outcome", "n")
+    )
+    per_version = dict(
+        Criterion.objects.filter(rubric_version_id__in=run.tasks.values("rubric_version_id"))
+        .values_list("rubric_version_id")
+        .annotate(n=Count("pk"))
+        .values_list("rubric_version_id", "n")
+    )
+    done_versions = run.tasks.filter(status=JudgeTask.Status.DONE).values_list(
+        "rubric_version_id", flat=True
+    )
+    expected_verdicts = sum(per_version[v] for v in done_versions)
+    verdicts = Verdict.objects.filter(task__run=run).count()
+    done = statuses.get(JudgeTask.Status.DONE, 0)
+    failed = statuses.get(JudgeTask.Status.FAILED, 0)
+    unended = tasks - done - failed
+
+    rate = requests / seconds
+    print(f"{label}:")
+    print(
+        f"  calls {requests} (for {tasks} tasks) in {seconds:.2f} s: {rate:.1f} calls/s, "
+        f"{tasks / seconds:.1f} tasks/s"
+    )
+    if args.latency_ms > 0:
+        ideal = args.concurrency / (args.latency_ms / 1000)
+        print(
+            f"  ideal {ideal:.0f} calls/s ({args.concurrency} in flight / "
+            f"{args.latency_ms:g} ms): {100 * rate / ideal:.0f}% of ideal "
+            "(goal: >= 85% of ideal)"
+        )
+    print(f"  simulator max in flight {stats['max_in_flight']} (limit {args.concurrency})")
+    print(
+        f"  CPU of this process {cpu:.1f} s in {seconds:.1f} s: {cpu / seconds:.2f} cores busy "
+        f"({1000 * cpu / requests:.1f} ms per call; {os.cpu_count()} CPUs, one GIL)"
+    )
+    if sim_cpu is not None:
+        print(
+            f"  CPU of the simulator process {sim_cpu:.1f} s: {sim_cpu / seconds:.2f} cores busy "
+            f"({1000 * sim_cpu / requests:.1f} ms per call)"
+        )
+    print(f"  tasks: {done} done, {failed} failed, {unended} neither")
+    print(
+        "  attempts by outcome: "
+        + ", ".join(f"{k} {v}" for k, v in sorted(outcomes.items(), key=lambda kv: -kv[1]))
+    )
+    faults = {k: v for k, v in stats["faults"].items() if v}
+    if faults or fresh_calls:
+        limited = outcomes.get(JudgeAttempt.Outcome.RATE_LIMITED, 0)
+        invalid = outcomes.get(JudgeAttempt.Outcome.INVALID, 0)
+        print(
+            f"  simulator faults: {faults or 'none'}; "
+            f"429s seen {limited}, retried {retried.get(JudgeAttempt.Outcome.RATE_LIMITED, 0)}; "
+            f"malformed seen {invalid}, retried {retried.get(JudgeAttempt.Outcome.INVALID, 0)}"
+        )
+        print(f"  every task done or failed: {'yes' if not unended else 'NO'}; failed: {failed}")
+    accounted = verdicts == expected_verdicts and not unended
+    print(
+        f"  verdicts {verdicts}, criteria over done tasks {expected_verdicts}: "
+        f"{'accounted for' if accounted else 'NOT ACCOUNTED FOR'}"
+    )
+    if phases is not None:
+        phases.report(args.concurrency, seconds)
+    return accounted
+
+
+def main() -> int:
+    args = parse_args()
+    if args.both:
+        return run_both(args)
+    old_config = setup_django(args.postgres)
+    try:
+        from django.db import connection
+
+        from judging.models import JudgeConfig, PromptTemplate
+        from judging.simulator import start_simulator
+
+        print(
+            f"database: {connection.vendor}; {args.cases} cases x {args.criteria_per_case} "
+            f"criteria, {args.systems} systems; simulator {args.latency_ms:g} ms, "
+            f"{args.concurrency} lanes",
+            flush=True,
+        )
+        started = time.perf_counter()
+        benchmark, systems = make_benchmark(args)
+        print(f"setup: {time.perf_counter() - started:.2f} s", flush=True)
+        if args.simulator_process:
+            sim = SimulatorProcess(latency_ms=args.latency_ms, retry_after=args.retry_after)
+        else:
+            sim = start_simulator(latency_ms=args.latency_ms, retry_after=args.retry_after)
+        try:
+            config = JudgeConfig.objects.create(
+                name="throughput",
+                base_url=sim.base_url,
+                model="concord-sim",
+                max_concurrency=args.concurrency,
+                timeout_seconds=10,
+                max_attempts=8,
+                backoff_seconds=0.2,
+                prompt=PromptTemplate.objects.get(name="judge-zh", version=1),
+                is_simulated=True,
+            )
+            common = {
+                "args": args,
+                "sim": sim,
+                "benchmark": benchmark,
+                "systems": systems,
+                "config": config,
+                "breakdown": args.breakdown,
+            }
+            ok = judge_once(label="clean run", fresh_calls=False, top=args.profile, **common)
+            sim.configure(rate_429=args.rate_429, rate_malformed=args.rate_malformed)
+            ok = (
+                judge_once(
+                    label=(
+                        f"faults ({args.rate_429:.0%} 429 with Retry-After "
+                        f"{args.retry_after:g} s, {args.rate_malformed:.0%} malformed), "
+                        "fresh calls"
+                    ),
+                    fresh_calls=True,
+                    top=0,
+                    **common,
+                )
+                and ok
+            )
+        finally:
+            sim.stop()
+        print(f"reference scripts: at most {REFERENCE_CALLS_PER_SECOND} calls/s")
+        return 0 if ok else 1
+    finally:
+        teardown_django(old_config)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

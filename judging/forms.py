@@ -1,0 +1,63 @@
+from django import forms
+from django.utils.translation import gettext_lazy as _
+
+from annotation.models import Benchmark, System
+from judging.models import JudgeConfig, PromptTemplate
+
+
+class JudgeConfigForm(forms.ModelForm):
+    class Meta:
+        model = JudgeConfig
+        fields = [
+            "name",
+            "base_url",
+            "model",
+            "api_key_env",
+            "prompt",
+            "structured_output",
+            "temperature",
+            "seed",
+            "max_output_tokens",
+            "timeout_seconds",
+            "max_concurrency",
+            "requests_per_minute",
+            "max_attempts",
+            "backoff_seconds",
+            "price_prompt_per_1k",
+            "price_completion_per_1k",
+            "is_simulated",
+        ]
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["prompt"].queryset = PromptTemplate.objects.filter(
+            kind=PromptTemplate.Kind.JUDGE
+        )
+        self.fields["prompt"].required = True
+
+    def clean_api_key_env(self) -> str:
+        value = self.cleaned_data["api_key_env"].strip()
+        if not value or (value.replace("_", "").isalnum() and len(value) <= 64):
+            return value
+        # A key pasted instead of a variable name is neither stored nor shown back.
+        self.data = self.data.copy()
+        self.data["api_key_env"] = ""
+        raise forms.ValidationError(
+            _(
+                "This looks like an API key. Enter the name of the environment variable that "
+                "holds it (letters, digits and _), never the key itself."
+            )
+        )
+
+
+class JudgeRunForm(forms.Form):
+    benchmark = forms.ModelChoiceField(label=_("Benchmark"), queryset=Benchmark.objects.all())
+    systems = forms.ModelMultipleChoiceField(
+        label=_("Systems"), queryset=System.objects.all(), widget=forms.CheckboxSelectMultiple
+    )
+    config = forms.ModelChoiceField(
+        label=_("Judge configuration"), queryset=JudgeConfig.objects.filter(prompt__isnull=False)
+    )
+    fresh_calls = forms.BooleanField(
+        label=_("Make fresh calls (do not reuse answers to identical requests)"), required=False
+    )

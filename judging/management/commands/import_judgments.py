@@ -1,0 +1,44 @@
+from django.core.management.base import BaseCommand, CommandError
+
+from annotation.management.commands._importing import run_import
+from judging.services.judgments_import import (
+    BenchmarkNotFound,
+    SystemNotFound,
+    judgments_import,
+)
+
+
+class Command(BaseCommand):
+    help = (
+        "Import a HeartBench scored file (question_id, score_detail, score_reason per line) "
+        "as one finished judge run of one system's responses."
+    )
+
+    def add_arguments(self, parser) -> None:
+        parser.add_argument("path")
+        parser.add_argument("--benchmark", required=True, help="benchmark slug")
+        parser.add_argument("--system", required=True, help="name of the judged system")
+        parser.add_argument(
+            "--judge", required=True, help="judge name (a judge configuration, created if new)"
+        )
+        parser.add_argument("--json", action="store_true", help="print one JSON summary")
+
+    def handle(self, *args, path, benchmark, system, judge, json, **options) -> None:
+        try:
+            summary = run_import(
+                self,
+                path,
+                json,
+                lambda chunks: judgments_import(
+                    chunks=chunks, benchmark_slug=benchmark, system_name=system, judge_name=judge
+                ),
+            )
+        except (BenchmarkNotFound, SystemNotFound) as exc:
+            raise CommandError(str(exc)) from exc
+        if not json:
+            self.stdout.write(
+                f"run {summary['run']}: {summary['tasks']} judged responses, "
+                f"{summary['verdicts']} verdicts"
+            )
+            for warning in summary["warnings"]:
+                self.stderr.write(f"warning: {warning}")

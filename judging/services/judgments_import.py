@@ -1,0 +1,250 @@
+"""Import of a HeartBench scored file as one finished judge run of one system's responses.
+
+Each line gives a case's `score_detail` (one 0/1 per criterion of the case's current rubric,
+in order) and optionally the judge's `score_reason`. The released scripts pad or truncate a
+verdict list of the wrong length; here such a line is an error, because pairing verdicts with
+the wrong criteria would score the wrong behaviour. One transaction: a file with any error
+writes nothing, not even the judge configuration or the run.
+"""
+
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from annotation.importing.fields import optional_string, require_object, require_string, type_name
+from annotation.importing.issues import ImportIssue, ImportRejected, IssueCollector, RowInvalid
+from annotation.importing.jsonl import read_json_lines
+from annotation.models import Benchmark, Case, Criterion, Response, System
+from annotation.selectors.rubrics import latest_rubric_versions, latest_version_id_subquery
+from annotation.services.responses_import import BenchmarkNotFound
+from judging.models import JudgeConfig, JudgeRun, JudgeTask, Verdict
+from judging.services.runs import config_snapshot
+
+BATCH_SIZE = 500
+
+__all__ = [
+    "BenchmarkNotFound",
+    "JudgmentRow",
+    "JudgmentsImportSummary",
+    "SystemNotFound",
+    "judgments_import",
+    "parse_judgment",
+]
+
+
+class SystemNotFound(Exception):
+    pass
+
+
+@dataclass
+class JudgmentsImportSummary:
+    run: int | None = None
+    tasks: int = 0
+    verdicts: int = 0
+    warnings: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class JudgmentRow:
+    question_id: str
+    hits: tuple[bool, ...]
+    reason: str
+
+
+def _verdict(value: Any, field_name: str) -> bool:
+    # bool before int: True is an int in Python, and 1.0 or "1" are not verdicts.
+    if isinstance(value, bool):
+        return value
+    if type(value) is int and value in (0, 1):
+        return value == 1
+    shown = value if isinstance(value, int | float) else type_name(value)
+    raise RowInvalid(field_name, f"a verdict must be 0, 1, true or false, got {shown}")
+
+
+def parse_judgment(value: Any) -> JudgmentRow:
+    row = require_object(value)
+    question_id = require_string(row, "question_id").strip()
+    if "score_detail" not in row:
+        raise RowInvalid("score_detail", "missing")
+    detail = row["score_detail"]
+    if not isinstance(detail, list):
+        raise RowInvalid("score_detail", f"expected a list, got {type_name(detail)}")
+    hits = tuple(_verdict(item, f"score_detail[{i}]") for i, item in enumerate(detail))
+    return JudgmentRow(
+        question_id=question_id, hits=hits, reason=optional_string(row, "score_reason")
+    )
+
+
+@dataclass
+class _Pending:
+    task: JudgeTask
+    criteria: list[int]
+    hits: tuple[bool, ...]
+
+
+class _JudgmentsImporter:
+    def __init__(self, *, benchmark: Benchmark, system: System, run: JudgeRun) -> None:
+        self.benchmark = benchmark
+        self.system = system
+        self.run_obj = run
+        self.summary = JudgmentsImportSummary(run=run.pk)
+        self.issues = IssueCollector()
+        self.seen: dict[str, int] = {}
+        self.pending: list[_Pending] = []
+        cases = Case.objects.filter(benchmark=benchmark)
+        self.case_ids = dict(cases.values_list("external_id", "pk"))
+        self.versions = {
+            case_id: version.pk for case_id, version in latest_rubric_versions(cases=cases).items()
+        }
+        self.responses = dict(
+            Response.objects.filter(system=system, case__benchmark=benchmark).values_list(
+                "case_id", "pk"
+            )
+        )
+        # Criterion ids of every current version, in rubric order: the verdicts' targets.
+        self.criteria: dict[int, list[int]] = {}
+        for version_id, pk in (
+            Criterion.objects.filter(
+                rubric_version__case__benchmark=benchmark,
+                rubric_version_id=latest_version_id_subquery("rubric_version__case"),
+            )
+            .order_by("rubric_version_id", "position")
+            .values_list("rubric_version_id", "pk")
+            .iterator(chunk_size=5000)
+        ):
+            self.criteria.setdefault(version_id, []).append(pk)
+
+    def run(self, chunks: Iterable[bytes]) -> JudgmentsImportSummary:
+        for item in read_json_lines(chunks):
+            if isinstance(item, ImportIssue):
+                self.issues.add(item.line, item.message, item.field)
+                continue
+            try:
+                row = parse_judgment(item.value)
+            except RowInvalid as exc:
+                self.issues.add(item.number, exc.message, exc.field)
+                continue
+            self.take(item.number, row)
+            if len(self.pending) >= BATCH_SIZE:
+                self.flush()
+        self.flush()
+        self.issues.raise_if_any()
+        if not self.summary.tasks:
+            raise ImportRejected([ImportIssue(0, "the file contains no judgments")])
+        missing = len(self.responses) - self.summary.tasks
+        if missing:
+            self.summary.warnings.append(
+                f"{missing} of the {len(self.responses)} responses of system "
+                f"{self.system.name!r} have no judgment in the file; they are not in this run"
+            )
+        return self.summary
+
+    def take(self, line: int, row: JudgmentRow) -> None:
+        qid = row.question_id
+        if qid in self.seen:
+            first = self.seen[qid]
+            message = f"duplicate question_id {qid!r} (first on line {first})"
+            self.issues.add(line, message, "question_id")
+            return
+        self.seen[qid] = line
+        case_id = self.case_ids.get(qid)
+        if case_id is None:
+            self.issues.add(
+                line,
+                f"unknown question_id {qid!r}: benchmark {self.benchmark.slug!r} has no such case",
+                "question_id",
+            )
+            return
+        response_id = self.responses.get(case_id)
+        if response_id is None:
+            self.issues.add(
+                line,
+                f"system {self.system.name!r} has no response to {qid!r}; import its answers "
+                "with import_responses first",
+                "question_id",
+            )
+            return
+        version_id = self.versions.get(case_id)
+        criteria = self.criteria.get(version_id, []) if version_id else []
+        if len(row.hits) != len(criteria):
+            self.issues.add(
+                line,
+                f"{len(row.hits)} verdicts for {len(criteria)} criteria; not padded or truncated",
+                "score_detail",
+            )
+            return
+        self.summary.tasks += 1
+        self.summary.verdicts += len(criteria)
+        if self.issues.count:
+            return  # the transaction will be rolled back; keep validating without writing
+        task = JudgeTask(
+            run=self.run_obj,
+            response_id=response_id,
+            rubric_version_id=version_id,
+            status=JudgeTask.Status.DONE,
+            reasoning=row.reason,
+            finished=timezone.now(),
+        )
+        self.pending.append(_Pending(task=task, criteria=criteria, hits=row.hits))
+
+    def flush(self) -> None:
+        if self.issues.count:
+            self.pending.clear()
+            return
+        if not self.pending:
+            return
+        tasks = JudgeTask.objects.bulk_create([p.task for p in self.pending])
+        Verdict.objects.bulk_create(
+            [
+                Verdict(task=task, criterion_id=criterion_id, hit=hit)
+                for task, pending in zip(tasks, self.pending, strict=True)
+                for criterion_id, hit in zip(pending.criteria, pending.hits, strict=True)
+            ],
+            batch_size=2000,
+        )
+        self.pending.clear()
+
+
+def judgments_import(
+    *, chunks: Iterable[bytes], benchmark_slug: str, system_name: str, judge_name: str
+) -> JudgmentsImportSummary:
+    """Read a scored file as one finished, imported judge run of `system_name`'s responses.
+
+    The judge configuration `judge_name` is created if new (it only names who judged; it
+    never calls anything). Raises BenchmarkNotFound or SystemNotFound before reading, and
+    ImportRejected, with every problem located by line and field, leaving the database
+    exactly as it was, when the file has any error.
+    """
+    judge_name = judge_name.strip()
+    if not judge_name:
+        raise ImportRejected([ImportIssue(0, "the judge name must not be empty")])
+    benchmark = Benchmark.objects.filter(slug=benchmark_slug).first()
+    if benchmark is None:
+        raise BenchmarkNotFound(f"no benchmark with slug {benchmark_slug!r}")
+    system = System.objects.filter(name=system_name.strip()).first()
+    if system is None:
+        raise SystemNotFound(
+            f"no system named {system_name!r}; import its answers with import_responses first"
+        )
+    with transaction.atomic():
+        config, _ = JudgeConfig.objects.get_or_create(
+            name=judge_name,
+            defaults={"model": judge_name, "base_url": "", "prompt": None, "is_simulated": False},
+        )
+        run = JudgeRun.objects.create(
+            benchmark=benchmark,
+            config=config,
+            prompt=None,
+            settings_snapshot={**config_snapshot(config), "imported": True},
+            source=JudgeRun.Source.IMPORTED,
+            status=JudgeRun.Status.FINISHED,
+            finished=timezone.now(),
+        )
+        run.systems.set([system])
+        return _JudgmentsImporter(benchmark=benchmark, system=system, run=run).run(chunks)

@@ -1,0 +1,16 @@
+from django.urls import path
+
+from judging.views import runs
+
+urlpatterns = [
+    path("judging/", runs.run_list, name="judge-runs"),
+    path("judging/runs/new/", runs.run_new, name="judge-run-new"),
+    path("judging/runs/<int:run_id>/", runs.run_detail, name="judge-run"),
+    path(
+        "judging/runs/<int:run_id>/<str:action>/",
+        runs.run_control,
+        name="judge-run-control",
+    ),
+    path("judging/configs/new/", runs.config_edit, name="judge-config-new"),
+    path("judging/configs/<int:config_id>/", runs.config_edit, name="judge-config-edit"),
+]

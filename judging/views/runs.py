@@ -1,0 +1,102 @@
+from django.contrib import messages
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_POST
+
+from accounts.access import permission_needed
+from judging.forms import JudgeConfigForm, JudgeRunForm
+from judging.models import JudgeConfig, JudgeRun
+from judging.selectors.runs import failed_tasks, recent_errors, run_progress
+from judging.services.runs import (
+    RunNotStartable,
+    judge_run_cancel,
+    judge_run_pause,
+    judge_run_resume,
+    judge_run_start,
+)
+from judging.tasks import dispatch_and_watch
+
+VIEW = "judging.view_judgerun"
+RUN = "judging.run_judge"
+
+
+@permission_needed(VIEW)
+def run_list(request: HttpRequest) -> HttpResponse:
+    runs = JudgeRun.objects.select_related("benchmark", "config").prefetch_related("systems")[:100]
+    configs = JudgeConfig.objects.select_related("prompt")
+    return render(request, "judging/run_list.html", {"runs": runs, "configs": configs})
+
+
+@permission_needed(RUN)
+def run_new(request: HttpRequest) -> HttpResponse:
+    form = JudgeRunForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            run = judge_run_start(
+                benchmark=form.cleaned_data["benchmark"],
+                systems=list(form.cleaned_data["systems"]),
+                config=form.cleaned_data["config"],
+                user=request.user,
+                fresh_calls=form.cleaned_data["fresh_calls"],
+                dispatch=dispatch_and_watch,
+            )
+        except RunNotStartable as exc:
+            form.add_error(None, str(exc))
+        else:
+            messages.success(request, _("Run %(id)d started.") % {"id": run.pk})
+            return redirect("judge-run", run_id=run.pk)
+    return render(
+        request, "judging/run_new.html", {"form": form}, status=400 if form.errors else 200
+    )
+
+
+def _run(run_id: int) -> JudgeRun:
+    return get_object_or_404(
+        JudgeRun.objects.select_related("benchmark", "config", "prompt", "created_by"), pk=run_id
+    )
+
+
+@permission_needed(VIEW)
+def run_detail(request: HttpRequest, run_id: int) -> HttpResponse:
+    run = _run(run_id)
+    context = {
+        "run": run,
+        "progress": run_progress(run=run),
+        "failed": failed_tasks(run=run),
+        "errors": recent_errors(run=run),
+        "systems": run.systems.all(),
+    }
+    template = "judging/_run_progress.html" if request.htmx else "judging/run_detail.html"
+    return render(request, template, context)
+
+
+@permission_needed(RUN)
+@require_POST
+def run_control(request: HttpRequest, run_id: int, action: str) -> HttpResponse:
+    run = _run(run_id)
+    if action == "pause":
+        judge_run_pause(run=run)
+    elif action == "resume":
+        judge_run_resume(run=run, dispatch=dispatch_and_watch)
+    elif action == "cancel":
+        judge_run_cancel(run=run)
+    else:
+        raise Http404("Unknown action")
+    return redirect("judge-run", run_id=run.pk)
+
+
+@permission_needed(RUN)
+def config_edit(request: HttpRequest, config_id: int | None = None) -> HttpResponse:
+    config = get_object_or_404(JudgeConfig, pk=config_id) if config_id else None
+    form = JudgeConfigForm(request.POST or None, instance=config)
+    if request.method == "POST" and form.is_valid():
+        form.save()
+        messages.success(request, _("Judge configuration saved."))
+        return redirect("judge-runs")
+    return render(
+        request,
+        "judging/config_form.html",
+        {"form": form, "config": config},
+        status=400 if form.errors else 200,
+    )
