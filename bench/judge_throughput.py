@@ -270,7 +270,8 @@ def profiled(top: int):
             for profile in profiles[1:]:
                 stats.add(profile)
             stats.sort_stats("cumulative").print_stats(top)
-            print("  lane threads, cProfile (cumulative, summed over lanes):")
+            stats.sort_stats("tottime").print_stats(top)
+            print("  lane threads, cProfile (by cumulative, then own time; summed over lanes):")
             print("\n".join("    " + line for line in out.getvalue().splitlines()))
 
 

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from judging.views import runs
+from judging.views import runs, saturation
 
 urlpatterns = [
     path("judging/", runs.run_list, name="judge-runs"),
@@ -10,6 +10,11 @@ urlpatterns = [
         "judging/runs/<int:run_id>/<str:action>/",
         runs.run_control,
         name="judge-run-control",
+    ),
+    path(
+        "benchmarks/<slug:slug>/rubrics/saturated/",
+        saturation.saturated,
+        name="rubric-saturated",
     ),
     path("judging/configs/new/", runs.config_edit, name="judge-config-new"),
     path("judging/configs/<int:config_id>/", runs.config_edit, name="judge-config-edit"),
