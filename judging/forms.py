@@ -3,6 +3,7 @@ from django.utils.translation import gettext_lazy as _
 
 from annotation.models import Benchmark, System
 from judging.models import JudgeConfig, PromptTemplate
+from judging.validators import validate_key_variable_name
 
 
 class JudgeConfigForm(forms.ModelForm):
@@ -37,17 +38,14 @@ class JudgeConfigForm(forms.ModelForm):
 
     def clean_api_key_env(self) -> str:
         value = self.cleaned_data["api_key_env"].strip()
-        if not value or (value.replace("_", "").isalnum() and len(value) <= 64):
-            return value
-        # A key pasted instead of a variable name is neither stored nor shown back.
-        self.data = self.data.copy()
-        self.data["api_key_env"] = ""
-        raise forms.ValidationError(
-            _(
-                "This looks like an API key. Enter the name of the environment variable that "
-                "holds it (letters, digits and _), never the key itself."
-            )
-        )
+        try:
+            validate_key_variable_name(value)
+        except forms.ValidationError:
+            # Neither stored nor shown back on the page.
+            self.data = self.data.copy()
+            self.data["api_key_env"] = ""
+            raise
+        return value
 
 
 class JudgeRunForm(forms.Form):

@@ -141,6 +141,8 @@ SPECTACULAR_SETTINGS = {
     "ENUM_NAME_OVERRIDES": {
         "RubricVersionSourceEnum": "annotation.models.RubricVersion.Source",
         "ResponseSourceEnum": "annotation.models.Response.Source",
+        "SystemKindEnum": "annotation.models.System.Kind",
+        "PromptKindEnum": "judging.models.PromptTemplate.Kind",
     },
 }
 
