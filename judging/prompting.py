@@ -121,3 +121,15 @@ def request_hash(*, model: str, request: JudgeRequest, settings: dict) -> str:
         sort_keys=True,
     )
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def build_generation_request(
+    *, system_text: str, user_text: str, dialogue: list[dict[str, str]]
+) -> JudgeRequest:
+    """A candidate model's turn: the dialogue so far, to be answered in its own voice."""
+    values = _Blank(dialogue=render_dialogue(dialogue))
+    messages = [
+        {"role": "system", "content": system_text.format_map(values)},
+        {"role": "user", "content": user_text.format_map(values)},
+    ]
+    return JudgeRequest(messages, None, 0)

@@ -2,7 +2,7 @@ from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
-from annotation.models import Benchmark, Criterion, Response, RubricVersion, System
+from annotation.models import Benchmark, Case, Criterion, Response, RubricVersion, System
 from judging.models.config import JudgeConfig, PromptTemplate
 
 
@@ -23,7 +23,17 @@ class JudgeRun(models.Model):
     # The config as it was when the run started (never the key, only its variable's name).
     settings_snapshot = models.JSONField(default=dict)
     systems = models.ManyToManyField(System, related_name="judge_runs")
+
+    class Kind(models.TextChoices):
+        JUDGE = "judge", _("judge run")
+        GENERATION = "generation", _("generation run")
+
+    kind = models.CharField(max_length=10, choices=Kind.choices, default=Kind.JUDGE)
     source = models.CharField(max_length=10, choices=Source.choices, default=Source.LLM)
+    # A generation run writes its replies as the responses of this system.
+    target_system = models.ForeignKey(
+        System, on_delete=models.PROTECT, null=True, blank=True, related_name="generation_runs"
+    )
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.RUNNING)
     fresh_calls = models.BooleanField(_("ignore cached answers"), default=False)
     created_by = models.ForeignKey(
@@ -42,8 +52,9 @@ class JudgeRun(models.Model):
 
 
 class JudgeTask(models.Model):
-    """One judge call's worth of work: a response against one rubric version. The unique
-    (run, response) key is what makes re-running after a crash safe."""
+    """One call's worth of work: a response judged against one rubric version, or a reply
+    to generate for one case. The unique (run, case, system) key is what makes re-running
+    after a crash safe."""
 
     class Status(models.TextChoices):
         PENDING = "pending", _("pending")
@@ -53,8 +64,15 @@ class JudgeTask(models.Model):
         CANCELLED = "cancelled", _("cancelled")
 
     run = models.ForeignKey(JudgeRun, on_delete=models.CASCADE, related_name="tasks")
-    response = models.ForeignKey(Response, on_delete=models.PROTECT, related_name="judge_tasks")
-    rubric_version = models.ForeignKey(RubricVersion, on_delete=models.PROTECT, related_name="+")
+    case = models.ForeignKey(Case, on_delete=models.PROTECT, related_name="+")
+    system = models.ForeignKey(System, on_delete=models.PROTECT, related_name="+")
+    # The response judged; for a generation task, the response it wrote (once done).
+    response = models.ForeignKey(
+        Response, on_delete=models.PROTECT, related_name="judge_tasks", null=True, blank=True
+    )
+    rubric_version = models.ForeignKey(
+        RubricVersion, on_delete=models.PROTECT, related_name="+", null=True, blank=True
+    )
     status = models.CharField(
         max_length=10, choices=Status.choices, default=Status.PENDING, db_index=True
     )
@@ -75,7 +93,7 @@ class JudgeTask(models.Model):
     class Meta:
         ordering = ["pk"]
         constraints = [
-            models.UniqueConstraint(fields=["run", "response"], name="judge_task_unique")
+            models.UniqueConstraint(fields=["run", "case", "system"], name="judge_task_unique")
         ]
         indexes = [models.Index(fields=["run", "status"], name="judge_task_run_status")]
 

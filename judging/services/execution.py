@@ -18,10 +18,15 @@ from django.db import connection, transaction
 from django.db.models import F, Min, Q
 from django.utils import timezone
 
-from annotation.models import Criterion
+from annotation.models import Criterion, Response
 from judging.llm_client import CallFailed, CallResult, call_chat, client_for
 from judging.models import JudgeAttempt, JudgeLane, JudgeRun, JudgeTask, Verdict
-from judging.prompting import PromptCriterion, build_judge_request, request_hash
+from judging.prompting import (
+    PromptCriterion,
+    build_generation_request,
+    build_judge_request,
+    request_hash,
+)
 from judging.replies import ParsedReply, ReplyInvalid, parse_reply
 
 LEASE_MARGIN_SECONDS = 10
@@ -152,6 +157,9 @@ def _prompt_criteria(task: JudgeTask) -> list[Criterion]:
 
 def task_execute(*, run: JudgeRun, task: JudgeTask, lane: Lane) -> None:
     """One attempt at one task; records the outcome."""
+    if run.kind == JudgeRun.Kind.GENERATION:
+        generation_execute(run=run, task=task, lane=lane)
+        return
     snapshot = run.settings_snapshot
     task = JudgeTask.objects.select_related("response__case").get(pk=task.pk)
     criteria = _prompt_criteria(task)
@@ -176,23 +184,8 @@ def task_execute(*, run: JudgeRun, task: JudgeTask, lane: Lane) -> None:
     if not run.fresh_calls and _reuse_cached(task=task, digest=digest, criteria=criteria):
         return
     JudgeTask.objects.filter(pk=task.pk).update(request_hash=digest)
-    _pace(lane)
-    try:
-        client = client_for(
-            base_url=snapshot.get("base_url", ""),
-            api_key_env=snapshot.get("api_key_env", ""),
-            timeout=float(snapshot.get("timeout_seconds", 120)),
-        )
-        result = call_chat(
-            client,
-            model=snapshot["model"],
-            request=request,
-            temperature=float(snapshot.get("temperature", 0.0)),
-            seed=snapshot.get("seed"),
-            max_tokens=int(snapshot.get("max_output_tokens", 4096)),
-        )
-    except CallFailed as exc:
-        _attempt_failed(run=run, task=task, failure=exc)
+    result = _call(run=run, task=task, lane=lane, request=request)
+    if result is None:
         return
     try:
         reply = parse_reply(result.content, expected=len(criteria))
@@ -207,6 +200,79 @@ def task_execute(*, run: JudgeRun, task: JudgeTask, lane: Lane) -> None:
         _attempt_failed(run=run, task=task, failure=failure, result=result)
         return
     _attempt_succeeded(task=task, criteria=criteria, reply=reply, result=result, digest=digest)
+
+
+def _call(*, run: JudgeRun, task: JudgeTask, lane: Lane, request) -> CallResult | None:
+    """The paced call with the run's settings; a failed call is recorded and gives None."""
+    snapshot = run.settings_snapshot
+    _pace(lane)
+    try:
+        client = client_for(
+            base_url=snapshot.get("base_url", ""),
+            api_key_env=snapshot.get("api_key_env", ""),
+            timeout=float(snapshot.get("timeout_seconds", 120)),
+        )
+        return call_chat(
+            client,
+            model=snapshot["model"],
+            request=request,
+            temperature=float(snapshot.get("temperature", 0.0)),
+            seed=snapshot.get("seed"),
+            max_tokens=int(snapshot.get("max_output_tokens", 4096)),
+        )
+    except CallFailed as exc:
+        _attempt_failed(run=run, task=task, failure=exc)
+        return None
+
+
+def generation_execute(*, run: JudgeRun, task: JudgeTask, lane: Lane) -> None:
+    """Ask the candidate model for its reply to the case; the reply becomes a Response."""
+    task = JudgeTask.objects.select_related("case").get(pk=task.pk)
+    request = build_generation_request(
+        system_text=run.prompt.system_text,
+        user_text=run.prompt.user_text,
+        dialogue=task.case.dialogue,
+    )
+    result = _call(run=run, task=task, lane=lane, request=request)
+    if result is None:
+        return
+    text = (result.content or "").strip()
+    if not text:
+        failure = CallFailed(
+            JudgeAttempt.Outcome.INVALID,
+            "empty reply",
+            retryable=True,
+            latency_ms=result.latency_ms,
+        )
+        _attempt_failed(run=run, task=task, failure=failure, result=result)
+        return
+    with transaction.atomic():
+        response, _ = Response.objects.get_or_create(
+            system_id=task.system_id,
+            case_id=task.case_id,
+            defaults={"text": text, "source": Response.Source.GENERATION},
+        )
+        ended = _still_ours(task).update(
+            status=JudgeTask.Status.DONE,
+            finished=timezone.now(),
+            lease_token="",
+            last_error="",
+            response=response,
+            prompt_tokens=F("prompt_tokens") + result.prompt_tokens,
+            completion_tokens=F("completion_tokens") + result.completion_tokens,
+        )
+        if not ended:
+            transaction.set_rollback(True)  # another lane owns the task now
+            return
+        JudgeAttempt.objects.create(
+            task=task,
+            number=task.attempts,
+            outcome=JudgeAttempt.Outcome.OK,
+            raw_output=result.content or "",
+            latency_ms=result.latency_ms,
+            prompt_tokens=result.prompt_tokens,
+            completion_tokens=result.completion_tokens,
+        )
 
 
 def _pace(lane: Lane) -> None:

@@ -185,6 +185,8 @@ class _JudgmentsImporter:
             return  # the transaction will be rolled back; keep validating without writing
         task = JudgeTask(
             run=self.run_obj,
+            case_id=case_id,
+            system=self.system,
             response_id=response_id,
             rubric_version_id=version_id,
             status=JudgeTask.Status.DONE,

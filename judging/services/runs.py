@@ -10,7 +10,7 @@ from django.utils.translation import gettext as _
 from annotation.models import Benchmark, Response, System
 from annotation.selectors.rubrics import latest_version_id_subquery
 from judging.llm_client import MissingApiKey, api_key
-from judging.models import JudgeConfig, JudgeLane, JudgeRun, JudgeTask
+from judging.models import JudgeConfig, JudgeLane, JudgeRun, JudgeTask, PromptTemplate
 
 
 class RunNotStartable(Exception):
@@ -55,19 +55,20 @@ def judge_run_start(
     Raises RunNotStartable, writing nothing, when there is nothing to judge or the key's
     variable is not set.
     """
-    if config.prompt is None:
-        raise RunNotStartable(_("The judge configuration has no prompt template."))
+    if config.prompt is None or config.prompt.kind != PromptTemplate.Kind.JUDGE:
+        raise RunNotStartable(_("Pick a configuration whose prompt is a judge prompt."))
     try:
         api_key(config.api_key_env)
     except MissingApiKey as exc:
         raise RunNotStartable(str(exc)) from exc
-    responses = list(
-        Response.objects.filter(case__benchmark=benchmark, system__in=systems)
+    responses = [
+        row
+        for row in Response.objects.filter(case__benchmark=benchmark, system__in=systems)
         .annotate(version_id=latest_version_id_subquery("case"))
         .order_by("case__position", "system__name")
-        .values_list("pk", "version_id")
-    )
-    responses = [(pk, version) for pk, version in responses if version is not None]
+        .values_list("pk", "case_id", "system_id", "version_id")
+        if row[3] is not None
+    ]
     if not responses:
         raise RunNotStartable(_("These systems have no responses to cases with a rubric."))
     with transaction.atomic():
@@ -81,7 +82,63 @@ def judge_run_start(
         )
         run.systems.set(systems)
         JudgeTask.objects.bulk_create(
-            [JudgeTask(run=run, response_id=pk, rubric_version_id=v) for pk, v in responses],
+            [
+                JudgeTask(run=run, response_id=pk, case_id=c, system_id=s, rubric_version_id=v)
+                for pk, c, s, v in responses
+            ],
+            batch_size=2000,
+        )
+        JudgeLane.objects.bulk_create(
+            JudgeLane(run=run, number=n) for n in range(1, config.max_concurrency + 1)
+        )
+        if dispatch is not None:
+            transaction.on_commit(lambda: dispatch(run))
+    return run
+
+
+def generation_run_start(
+    *,
+    benchmark: Benchmark,
+    system_name: str,
+    config: JudgeConfig,
+    system_kind: str = System.Kind.LLM,
+    user=None,
+    dispatch: Callable[[JudgeRun], None] | None = None,
+) -> JudgeRun:
+    """Ask the configured model for its reply to every case the system has not answered
+    yet; the replies become the system's responses (HeartBench's "generate answers")."""
+    if config.prompt is None or config.prompt.kind != PromptTemplate.Kind.GENERATION:
+        raise RunNotStartable(_("Pick a configuration whose prompt is a generation prompt."))
+    try:
+        api_key(config.api_key_env)
+    except MissingApiKey as exc:
+        raise RunNotStartable(str(exc)) from exc
+    system_name = system_name.strip()
+    if not system_name:
+        raise RunNotStartable(_("Name the system the replies will belong to."))
+    with transaction.atomic():
+        system, _created = System.objects.get_or_create(
+            name=system_name, defaults={"kind": system_kind}
+        )
+        cases = list(
+            benchmark.cases.exclude(responses__system=system)
+            .order_by("position")
+            .values_list("pk", flat=True)
+        )
+        if not cases:
+            raise RunNotStartable(_("This system already has a response to every case."))
+        run = JudgeRun.objects.create(
+            benchmark=benchmark,
+            config=config,
+            prompt=config.prompt,
+            kind=JudgeRun.Kind.GENERATION,
+            target_system=system,
+            settings_snapshot=config_snapshot(config),
+            created_by=user if getattr(user, "is_authenticated", False) else None,
+        )
+        run.systems.set([system])
+        JudgeTask.objects.bulk_create(
+            [JudgeTask(run=run, case_id=case_id, system=system) for case_id in cases],
             batch_size=2000,
         )
         JudgeLane.objects.bulk_create(

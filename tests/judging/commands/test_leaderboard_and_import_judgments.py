@@ -298,7 +298,12 @@ def test_leaderboard_table_shows_failed_cases_and_undefined_scores(bench, capsys
     run = JudgeRun.objects.get()
     c2 = run.systems.get().responses.get(case__external_id="c2")
     JudgeTask.objects.create(
-        run=run, response=c2, rubric_version=c2.case.rubric_versions.get(), status="failed"
+        run=run,
+        case=c2.case,
+        system=c2.system,
+        response=c2,
+        rubric_version=c2.case.rubric_versions.get(),
+        status="failed",
     )
     table = leaderboard(capsys, "--format", "table")
     header, alpha = (line.split() for line in table.splitlines()[2:4])

@@ -159,6 +159,8 @@ def test_failed_tasks_are_counted_and_never_scored(two_systems):
     c2 = Response.objects.get(system__name="Gamma", case__external_id="c2")
     JudgeTask.objects.create(
         run=run,
+        case=c2.case,
+        system=c2.system,
         response=c2,
         rubric_version=current_rubric_version(case=c2.case),
         status=JudgeTask.Status.FAILED,

@@ -1,0 +1,107 @@
+"""Shared plumbing of the `judge` and `generate` commands."""
+
+import sys
+import threading
+import time
+
+from django.core.management.base import CommandError
+
+from annotation.models import Benchmark
+from judging.models import JudgeConfig, JudgeRun, PromptTemplate
+from judging.selectors.runs import run_progress
+from judging.services.execution import run_here
+from judging.tasks import dispatch_and_watch
+
+BAR_WIDTH = 30
+
+
+def add_provider_arguments(parser, *, default_prompt: str) -> None:
+    parser.add_argument("--benchmark", required=True)
+    parser.add_argument("--base-url", required=True)
+    parser.add_argument("--model", required=True)
+    parser.add_argument("--api-key-env", default="", help="variable holding the API key")
+    parser.add_argument("--concurrency", type=int, default=8)
+    parser.add_argument("--rpm", type=int, default=0, help="requests per minute (0: none)")
+    parser.add_argument("--max-attempts", type=int, default=5)
+    parser.add_argument("--timeout", type=float, default=120.0)
+    parser.add_argument("--temperature", type=float, default=0.0)
+    parser.add_argument("--seed", type=int, default=None)
+    parser.add_argument("--prompt", default=default_prompt, help="prompt template name")
+    parser.add_argument(
+        "--via-workers", action="store_true", help="let the Celery workers do the calls"
+    )
+    parser.add_argument("--json", action="store_true", help="print one JSON summary")
+
+
+def benchmark_from(opts) -> Benchmark:
+    benchmark = Benchmark.objects.filter(slug=opts["benchmark"]).first()
+    if benchmark is None:
+        raise CommandError(f"no benchmark with slug {opts['benchmark']!r}")
+    return benchmark
+
+
+def config_from(opts, *, structured: bool = True) -> JudgeConfig:
+    """A configuration named after the endpoint and model, updated to these options (each
+    run keeps its own copy of the settings it used)."""
+    prompt = PromptTemplate.objects.filter(name=opts["prompt"]).order_by("-version").first()
+    if prompt is None:
+        raise CommandError(f"no prompt template named {opts['prompt']!r}")
+    config, _ = JudgeConfig.objects.update_or_create(
+        name=f"cli: {opts['model']} @ {opts['base_url']} ({prompt.kind})"[:100],
+        defaults={
+            "base_url": opts["base_url"],
+            "model": opts["model"],
+            "api_key_env": opts["api_key_env"],
+            "max_concurrency": max(1, opts["concurrency"]),
+            "requests_per_minute": max(0, opts["rpm"]),
+            "max_attempts": max(1, opts["max_attempts"]),
+            "timeout_seconds": opts["timeout"],
+            "temperature": opts["temperature"],
+            "seed": opts["seed"],
+            "structured_output": structured,
+            "prompt": prompt,
+        },
+    )
+    return config
+
+
+def execute_and_wait(run: JudgeRun, *, via_workers: bool, quiet: bool) -> dict:
+    """Run here in threads (or hand the run to the workers), show a progress bar, and
+    return the summary once every task has ended."""
+    started = time.perf_counter()
+    worker = None
+    if via_workers:
+        dispatch_and_watch(run)
+    else:
+        lanes = int(run.settings_snapshot.get("max_concurrency", 1))
+        worker = threading.Thread(target=run_here, kwargs={"run_id": run.pk, "lanes": lanes})
+        worker.start()
+    while True:
+        run.refresh_from_db(fields=["status"])
+        progress = run_progress(run=run)
+        if not quiet:
+            filled = int(BAR_WIDTH * progress.percent / 100)
+            sys.stderr.write(
+                f"\r[{'#' * filled}{'.' * (BAR_WIDTH - filled)}] "
+                f"{progress.finished}/{progress.total} "
+                f"(failed {progress.failed}, {progress.per_minute:.0f}/min)   "
+            )
+            sys.stderr.flush()
+        worker_done = worker is None or not worker.is_alive()
+        if run.status != JudgeRun.Status.RUNNING and worker_done:
+            break
+        if worker is not None and worker_done:
+            break
+        time.sleep(0.5)
+    if not quiet:
+        sys.stderr.write("\n")
+    progress = run_progress(run=run)
+    return {
+        "run": run.pk,
+        "calls": progress.total,
+        "done": progress.done,
+        "failed": progress.failed,
+        "seconds": round(time.perf_counter() - started, 2),
+        "prompt_tokens": progress.prompt_tokens,
+        "completion_tokens": progress.completion_tokens,
+    }

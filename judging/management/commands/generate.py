@@ -1,0 +1,42 @@
+import json
+
+from django.core.management.base import BaseCommand, CommandError
+
+from annotation.models import System
+from judging.management.commands._runs import (
+    add_provider_arguments,
+    benchmark_from,
+    config_from,
+    execute_and_wait,
+)
+from judging.services.runs import RunNotStartable, generation_run_start
+
+
+class Command(BaseCommand):
+    help = "Ask a candidate model to answer every case; its replies become a system's responses."
+
+    def add_arguments(self, parser) -> None:
+        parser.add_argument("--system", required=True, help="system name (created if new)")
+        parser.add_argument("--kind", choices=System.Kind.values, default=System.Kind.LLM)
+        add_provider_arguments(parser, default_prompt="generate-zh")
+
+    def handle(self, *args, **opts) -> None:
+        benchmark = benchmark_from(opts)
+        config = config_from(opts)
+        try:
+            run = generation_run_start(
+                benchmark=benchmark,
+                system_name=opts["system"],
+                system_kind=opts["kind"],
+                config=config,
+            )
+        except RunNotStartable as exc:
+            raise CommandError(str(exc)) from exc
+        summary = execute_and_wait(run, via_workers=opts["via_workers"], quiet=opts["json"])
+        if opts["json"]:
+            self.stdout.write(json.dumps(summary))
+        else:
+            self.stdout.write(
+                f"run {run.pk}: {summary['done']} replies written, {summary['failed']} failed, "
+                f"{summary['seconds']} s"
+            )
