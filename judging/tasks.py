@@ -7,7 +7,7 @@ from celery import shared_task
 from celery.signals import worker_ready
 
 from judging.models import JudgeRun
-from judging.services.execution import lane_run
+from judging.services.lanes import lane_run
 from judging.services.runs import judge_run_revive
 
 # A lane gives its worker slot back now and then, so paused runs and new runs get a turn

@@ -9,7 +9,7 @@ from django.core.management.base import CommandError
 from annotation.models import Benchmark
 from judging.models import JudgeConfig, JudgeRun, PromptTemplate
 from judging.selectors.runs import run_progress
-from judging.services.execution import run_here
+from judging.services.lanes import run_here
 from judging.tasks import dispatch_and_watch
 
 BAR_WIDTH = 30

@@ -5,7 +5,7 @@ import json
 import pytest
 
 from judging.models import JudgeAttempt, JudgeRun, JudgeTask, Verdict
-from judging.services.execution import run_here
+from judging.services.lanes import run_here
 from judging.services.runs import RunNotStartable, judge_run_start
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -2,7 +2,7 @@ import pytest
 
 from annotation.models import Response, System
 from judging.models import JudgeConfig, JudgeRun, PromptTemplate
-from judging.services.execution import run_here
+from judging.services.lanes import run_here
 from judging.services.runs import RunNotStartable, generation_run_start
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -9,7 +9,7 @@ from django.test import Client
 from django.urls import reverse
 
 from judging.models import JudgeAttempt, JudgeRun
-from judging.services.execution import run_here
+from judging.services.lanes import run_here
 from judging.services.runs import judge_run_start
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -69,7 +69,8 @@ def test_a_429_waits_at_least_the_retry_after_before_the_next_attempt(
     run = judge_run_start(
         benchmark=benchmark, systems=systems[:1], config=sim_config(max_attempts=1)
     )
-    from judging.services.execution import Lane, task_claim, task_execute
+    from judging.services.execution import Lane, task_execute
+    from judging.services.lanes import task_claim
 
     lane = Lane(run_id=run.pk, token="t1", min_interval=0)
     run = JudgeRun.objects.select_related("prompt").get(pk=run.pk)

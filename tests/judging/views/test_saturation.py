@@ -2,7 +2,7 @@ import pytest
 from django.urls import reverse
 
 from judging.selectors.saturation import saturated_criteria
-from judging.services.execution import run_here
+from judging.services.lanes import run_here
 from judging.services.runs import judge_run_start
 from tests.conftest import client_for
 
