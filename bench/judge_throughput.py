@@ -192,29 +192,49 @@ class Phases:
             )
 
 
+def lane_modules() -> list:
+    """The modules of the lane loop and of the per-task work: judging.services.lanes (when
+    the loop lives there) and judging.services.execution. The loop's module comes first."""
+    import importlib
+
+    from judging.services import execution
+
+    try:
+        lanes = importlib.import_module("judging.services.lanes")
+    except ImportError:
+        return [execution]
+    return [lanes, execution] if hasattr(lanes, "run_here") else [execution]
+
+
+PHASES = [
+    "lane_slot_take",
+    "_lane_slot_renew",
+    "task_claim",
+    "_prompt_criteria",
+    "call_chat",
+    "_reuse_cached",
+    "_attempt_succeeded",
+    "_attempt_failed",
+    "run_finish_if_complete",
+]
+
+
 @contextmanager
 def instrumented(enabled: bool):
-    """Time the phases of execution.py by wrapping its module-level functions."""
+    """Time the lanes' phases by wrapping module-level names where they are called from
+    (every call goes through exactly one module's global, so nothing is counted twice)."""
     if not enabled:
         yield None
         return
-    from judging.services import execution
-
-    names = [
-        "task_claim",
-        "_prompt_criteria",
-        "call_chat",
-        "_reuse_cached",
-        "_attempt_succeeded",
-        "_attempt_failed",
-        "run_finish_if_complete",
-    ]
-    saved = {name: getattr(execution, name) for name in names}
+    modules = lane_modules()
+    saved = [(m, n, getattr(m, n)) for m in modules for n in PHASES if hasattr(m, n)]
     phases = Phases()
-    for name in names:
-        phases.wrap(execution, name)
-    # time.sleep in execution.py is the idle wait of a lane (retries not yet due)
-    real_time = execution.time
+    for module, name, _ in saved:
+        phases.wrap(module, name)
+    # time.sleep in the lane loop is a lane's idle wait (retries not yet due, or tasks
+    # held by other lanes)
+    loop = modules[0]
+    real_time = loop.time
 
     class _Time:
         def __getattr__(self, attr):
@@ -228,13 +248,13 @@ def instrumented(enabled: bool):
                 phases.seconds["idle sleep"] += time.perf_counter() - started
                 phases.counts["idle sleep"] += 1
 
-    execution.time = _Time()
+    loop.time = _Time()
     try:
         yield phases
     finally:
-        for name, original in saved.items():
-            setattr(execution, name, original)
-        execution.time = real_time
+        for module, name, original in saved:
+            setattr(module, name, original)
+        loop.time = real_time
 
 
 @contextmanager
@@ -243,9 +263,8 @@ def profiled(top: int):
     if not top:
         yield
         return
-    from judging.services import execution
-
-    original = execution.lane_run
+    loop = lane_modules()[0]
+    original = loop.lane_run
     profiles: list[cProfile.Profile] = []
     lock = threading.Lock()
 
@@ -259,11 +278,11 @@ def profiled(top: int):
         finally:
             profile.disable()
 
-    execution.lane_run = lane_run
+    loop.lane_run = lane_run
     try:
         yield
     finally:
-        execution.lane_run = original
+        loop.lane_run = original
         if profiles:
             out = io.StringIO()
             stats = pstats.Stats(profiles[0], stream=out)
@@ -357,7 +376,6 @@ def judge_once(*, label, args, sim, benchmark, systems, config, fresh_calls, bre
 
     from annotation.models import Criterion
     from judging.models import JudgeAttempt, JudgeTask, Verdict
-    from judging.services import execution
     from judging.services.runs import judge_run_start
 
     sim.reset()
@@ -369,7 +387,7 @@ def judge_once(*, label, args, sim, benchmark, systems, config, fresh_calls, bre
         cpu = time.process_time()
         sim_cpu = sim.cpu_seconds() if hasattr(sim, "cpu_seconds") else None
         started = time.perf_counter()
-        execution.run_here(run_id=run.pk, lanes=args.concurrency)
+        lane_modules()[0].run_here(run_id=run.pk, lanes=args.concurrency)
         seconds = time.perf_counter() - started
         cpu = time.process_time() - cpu
         if sim_cpu is not None:
