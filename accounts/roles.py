@@ -2,9 +2,10 @@
 migration, so a permission added here reaches existing installations."""
 
 EXPERT = "Expert"
+SENIOR_EXPERT = "Senior expert"
 COORDINATOR = "Coordinator"
 RESEARCHER = "Researcher"
-ROLES = (EXPERT, COORDINATOR, RESEARCHER)
+ROLES = (EXPERT, SENIOR_EXPERT, COORDINATOR, RESEARCHER)
 
 # Reading benchmarks, cases, rubrics and responses with the systems that wrote them.
 _READ = [
@@ -24,13 +25,23 @@ _READ = [
 ROLE_PERMISSIONS: dict[str, list[str]] = {
     # Experts work blind: they reach their own assignments and rubric discussions, never
     # the case pages that list responses next to the systems that wrote them.
-    EXPERT: ["annotation.comment_rubric"],
+    EXPERT: ["annotation.comment_rubric", "annotation.annotate"],
+    # Senior experts also refine rubrics and settle split items; still blind to systems.
+    SENIOR_EXPERT: [
+        "annotation.comment_rubric",
+        "annotation.annotate",
+        "annotation.author_rubric",
+        "annotation.adjudicate",
+    ],
     COORDINATOR: [
         *_READ,
         "annotation.import_data",
         "annotation.author_rubric",
         "annotation.comment_rubric",
         "annotation.view_audit",
+        "annotation.manage_review",
+        "annotation.view_consensus",
+        "annotation.adjudicate",
         "judging.run_judge",
         "judging.add_judgeconfig",
         "judging.change_judgeconfig",
@@ -40,5 +51,5 @@ ROLE_PERMISSIONS: dict[str, list[str]] = {
         "annotation.add_system",
         "annotation.add_response",
     ],
-    RESEARCHER: list(_READ),
+    RESEARCHER: [*_READ, "annotation.view_consensus"],
 }

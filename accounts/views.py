@@ -8,4 +8,6 @@ def home(request: HttpRequest) -> HttpResponse:
     """Send each role to where its work is."""
     if request.user.has_perm("annotation.view_benchmark"):
         return redirect("benchmark-list")
+    if request.user.has_perm("annotation.annotate"):
+        return redirect("review-my-work")
     return render(request, "accounts/home.html")

@@ -1,6 +1,13 @@
 from django.urls import path
 
-from annotation.views import benchmarks, imports, rubric_editor, rubric_history, rubric_overview
+from annotation.views import (
+    benchmarks,
+    imports,
+    review_expert,
+    rubric_editor,
+    rubric_history,
+    rubric_overview,
+)
 
 CASE = "benchmarks/<slug:slug>/cases/<str:external_id>/"
 
@@ -29,6 +36,16 @@ urlpatterns = [
         name="rubric-restore",
     ),
     path("audit/", rubric_overview.audit_log, name="audit-log"),
+    path("review/", review_expert.my_work, name="review-my-work"),
+    path("review/rounds/<int:round_id>/next/", review_expert.next_item, name="review-next"),
+    path("review/work/<int:assignment_id>/", review_expert.annotate, name="review-annotate"),
+    path(
+        "review/work/<int:assignment_id>/autosave/",
+        review_expert.autosave,
+        name="review-autosave",
+    ),
+    path("review/work/<int:assignment_id>/submit/", review_expert.submit, name="review-submit"),
+    path("review/work/<int:assignment_id>/flag/", review_expert.flag, name="review-flag"),
     path("import/", imports.import_page, name="import"),
     path("import/benchmark/", imports.import_benchmark_upload, name="import-benchmark"),
     path("import/responses/", imports.import_responses_upload, name="import-responses"),

@@ -1,6 +1,17 @@
 from annotation.models.authoring import AuditEvent, RubricComment, RubricDraft
 from annotation.models.benchmarks import Benchmark, Case, Scenario
 from annotation.models.responses import Response, System
+from annotation.models.review import (
+    Adjudication,
+    Assignment,
+    ExpertProfile,
+    Flag,
+    Guideline,
+    ReferenceAnswer,
+    ReviewItem,
+    ReviewRound,
+    Vote,
+)
 from annotation.models.rubrics import (
     WEIGHT_MAX,
     WEIGHT_MIN,
@@ -14,16 +25,25 @@ __all__ = [
     "WEIGHT_MAX",
     "WEIGHT_MIN",
     "Ability",
+    "Adjudication",
+    "Assignment",
     "AuditEvent",
     "Benchmark",
     "Case",
     "Category",
     "Criterion",
+    "ExpertProfile",
+    "Flag",
+    "Guideline",
     "ImmutableRecordError",
+    "ReferenceAnswer",
     "Response",
+    "ReviewItem",
+    "ReviewRound",
     "RubricComment",
     "RubricDraft",
     "RubricVersion",
     "Scenario",
     "System",
+    "Vote",
 ]

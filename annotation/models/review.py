@@ -1,0 +1,225 @@
+"""Blind review: rounds of sampled responses, each judged by several experts."""
+
+import secrets
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
+
+from annotation.models.benchmarks import Benchmark
+from annotation.models.responses import Response, System
+from annotation.models.rubrics import Criterion, RubricVersion
+
+CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
+
+
+def new_item_code() -> str:
+    """A per-round code shown to experts instead of anything that could name a system."""
+    return "".join(secrets.choice(CODE_ALPHABET) for _ in range(8))
+
+
+class ExpertProfile(models.Model):
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="expert_profile"
+    )
+    # Primary scene labels the expert knows best, e.g. ["职场心理", "亲密关系"].
+    specialities = models.JSONField(default=list, blank=True)
+    is_senior = models.BooleanField(_("senior expert (adjudicates)"), default=False)
+    calibrated = models.BooleanField(_("passed calibration"), default=False)
+    rate_per_item = models.DecimalField(
+        _("piece rate per item"), max_digits=8, decimal_places=2, default=0
+    )
+
+    def __str__(self) -> str:
+        return f"profile of {self.user_id}"
+
+
+class Guideline(models.Model):
+    """The benchmark's annotation guidelines, written in the app."""
+
+    benchmark = models.OneToOneField(Benchmark, on_delete=models.CASCADE, related_name="guideline")
+    text = models.TextField(_("guidelines"))
+    updated = models.DateTimeField(auto_now=True)
+    updated_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True
+    )
+
+    def __str__(self) -> str:
+        return f"guidelines of {self.benchmark_id}"
+
+
+class ReviewRound(models.Model):
+    class Status(models.TextChoices):
+        OPEN = "open", _("open")
+        PAUSED = "paused", _("paused")
+        CLOSED = "closed", _("closed")
+
+    benchmark = models.ForeignKey(Benchmark, on_delete=models.CASCADE, related_name="rounds")
+    name = models.CharField(_("name"), max_length=100, unique=True)
+    systems = models.ManyToManyField(System, related_name="review_rounds")
+    experts = models.ManyToManyField(settings.AUTH_USER_MODEL, related_name="review_rounds")
+    fraction = models.FloatField(_("sampling fraction"), default=0.3)
+    seed = models.IntegerField(_("random seed"), default=20251)
+    raters_per_item = models.PositiveSmallIntegerField(_("raters per item"), default=3)
+    max_items_per_expert = models.PositiveIntegerField(
+        _("cap per expert (0: an even share)"), default=0
+    )
+    deadline = models.DateField(_("deadline"), null=True, blank=True)
+    fast_answer_seconds = models.PositiveIntegerField(
+        _("alert when an item takes less than (s)"), default=20
+    )
+    is_calibration = models.BooleanField(_("calibration round"), default=False)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created"]
+        permissions = [
+            ("manage_review", _("Can open and manage review rounds")),
+            ("annotate", _("Can annotate assigned items")),
+            ("adjudicate", _("Can adjudicate split items")),
+            ("view_consensus", _("Can see votes and consensus")),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class ReviewItem(models.Model):
+    round = models.ForeignKey(ReviewRound, on_delete=models.CASCADE, related_name="items")
+    response = models.ForeignKey(Response, on_delete=models.PROTECT, related_name="review_items")
+    # Frozen when the round opened: the wording the experts judge.
+    rubric_version = models.ForeignKey(RubricVersion, on_delete=models.PROTECT, related_name="+")
+    code = models.CharField(max_length=12, default=new_item_code)
+    # Reference items carry known answers: calibration, and hidden checks of accuracy.
+    is_reference = models.BooleanField(default=False)
+    assigned_count = models.PositiveSmallIntegerField(default=0)
+
+    class Meta:
+        ordering = ["round", "pk"]
+        constraints = [
+            models.UniqueConstraint(fields=["round", "response"], name="review_item_unique"),
+            models.UniqueConstraint(fields=["round", "code"], name="review_item_code_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return self.code
+
+
+class ReferenceAnswer(models.Model):
+    item = models.ForeignKey(ReviewItem, on_delete=models.CASCADE, related_name="references")
+    criterion = models.ForeignKey(Criterion, on_delete=models.PROTECT, related_name="+")
+    hit = models.BooleanField()
+    explanation = models.TextField(blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["item", "criterion"], name="reference_unique")
+        ]
+
+    def __str__(self) -> str:
+        return f"reference {self.item_id}/{self.criterion_id}"
+
+
+class Assignment(models.Model):
+    class Status(models.TextChoices):
+        ASSIGNED = "assigned", _("assigned")
+        IN_PROGRESS = "in_progress", _("in progress")
+        SUBMITTED = "submitted", _("submitted")
+
+    item = models.ForeignKey(ReviewItem, on_delete=models.CASCADE, related_name="assignments")
+    expert = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="assignments"
+    )
+    status = models.CharField(max_length=12, choices=Status.choices, default=Status.ASSIGNED)
+    # Autosaved work in progress: {"votes": {criterion_id: {"hit": bool|None, "note": str}},
+    # "comment": str}. Submitted votes live in Vote rows.
+    draft = models.JSONField(default=dict, blank=True)
+    active_seconds = models.PositiveIntegerField(default=0)
+    revision = models.PositiveIntegerField(default=0)
+    overall_comment = models.TextField(blank=True)
+    assigned = models.DateTimeField(auto_now_add=True)
+    started = models.DateTimeField(null=True, blank=True)
+    submitted = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["pk"]
+        constraints = [
+            models.UniqueConstraint(fields=["item", "expert"], name="one_assignment_per_expert")
+        ]
+        indexes = [models.Index(fields=["expert", "status"], name="assignment_expert_status")]
+
+    def __str__(self) -> str:
+        return f"{self.item_id} for {self.expert_id}"
+
+
+class Vote(models.Model):
+    """One expert's verdict on one criterion, in one revision of their submission. Raw
+    votes are never changed: a revision adds rows."""
+
+    assignment = models.ForeignKey(Assignment, on_delete=models.CASCADE, related_name="votes")
+    criterion = models.ForeignKey(Criterion, on_delete=models.PROTECT, related_name="votes")
+    revision = models.PositiveIntegerField()
+    hit = models.BooleanField()
+    note = models.TextField(blank=True)
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["assignment", "criterion", "revision"], name="vote_unique"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.assignment_id}/{self.criterion_id} r{self.revision}"
+
+
+class Flag(models.Model):
+    class Reason(models.TextChoices):
+        UNCLEAR_RUBRIC = "unclear_rubric", _("unclear rubric")
+        OFFENSIVE = "offensive", _("offensive content")
+        BROKEN_TEXT = "broken_text", _("broken text")
+        OTHER = "other", _("other")
+
+    assignment = models.ForeignKey(Assignment, on_delete=models.CASCADE, related_name="flags")
+    reason = models.CharField(max_length=20, choices=Reason.choices)
+    note = models.TextField(blank=True)
+    created = models.DateTimeField(auto_now_add=True)
+    resolved = models.BooleanField(default=False)
+
+    def __str__(self) -> str:
+        return f"flag {self.reason} on {self.assignment_id}"
+
+
+class Adjudication(models.Model):
+    """A senior expert's decision on a split or flagged item; raw votes stay as they are."""
+
+    item = models.ForeignKey(ReviewItem, on_delete=models.CASCADE, related_name="adjudications")
+    criterion = models.ForeignKey(
+        Criterion, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    decision = models.BooleanField(null=True, blank=True)
+    note = models.TextField(blank=True)
+    by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT)
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["item", "criterion"],
+                condition=Q(criterion__isnull=False),
+                name="adjudication_unique",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"adjudication of {self.item_id}"

@@ -1,0 +1,53 @@
+"""Stratified, reproducible sampling of responses for a review round (no Django)."""
+
+import math
+import random
+from collections import defaultdict
+from collections.abc import Hashable, Iterable
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Unit:
+    response_id: int
+    stratum: Hashable  # e.g. (difficulty, scenario, system)
+
+
+def stratified_sample(
+    units: Iterable[Unit], *, fraction: float, seed: int, exclude: set[int] | None = None
+) -> list[int]:
+    """About `fraction` of the units, the same share from every stratum.
+
+    Each stratum gets floor(fraction * n) units, and the leftover units needed to reach
+    round(fraction * total) go to the strata with the largest remainders, so small strata
+    are not all rounded away. Within a stratum the choice is a seeded shuffle of the sorted
+    ids, so the same data and seed always give the same sample. `exclude` (units already
+    sampled) are skipped when extending a round.
+    """
+    if not 0 < fraction <= 1:
+        raise ValueError("fraction must be in (0, 1]")
+    exclude = exclude or set()
+    strata: dict[Hashable, list[int]] = defaultdict(list)
+    total = 0
+    for unit in units:
+        total += 1
+        if unit.response_id not in exclude:
+            strata[unit.stratum].append(unit.response_id)
+    target = round(fraction * total) - len(exclude)
+    if target <= 0:
+        return []
+    keys = sorted(strata, key=repr)
+    available = sum(len(strata[k]) for k in keys)
+    target = min(target, available)
+    share = {k: target * len(strata[k]) / available for k in keys}
+    counts = {k: math.floor(share[k]) for k in keys}
+    leftover = target - sum(counts.values())
+    for k in sorted(keys, key=lambda k: (-(share[k] - counts[k]), repr(k)))[:leftover]:
+        counts[k] += 1
+    rng = random.Random(seed)
+    chosen: list[int] = []
+    for k in keys:
+        ids = sorted(strata[k])
+        rng.shuffle(ids)
+        chosen.extend(ids[: counts[k]])
+    return sorted(chosen)

@@ -1,0 +1,175 @@
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from django.db.models import Count, F, Q, QuerySet
+from django.shortcuts import get_object_or_404
+
+from annotation.models import (
+    Assignment,
+    Criterion,
+    ReferenceAnswer,
+    ReviewItem,
+    ReviewRound,
+    Vote,
+)
+from leaderboard.stats.consensus import majority
+
+CALIBRATION_THRESHOLD = 0.8
+
+
+def assignment_get_for_expert(user, assignment_id: int) -> Assignment:
+    """The expert's own assignment, or 404: no one reaches another expert's work by
+    changing the id."""
+    return get_object_or_404(
+        Assignment.objects.select_related("item__round__benchmark", "item__response__case"),
+        pk=assignment_id,
+        expert=user,
+    )
+
+
+def rounds_for_expert(*, expert) -> list[ReviewRound]:
+    """Open and paused rounds the expert is in, with how many items they have done."""
+    rounds = list(
+        ReviewRound.objects.filter(experts=expert)
+        .exclude(status=ReviewRound.Status.CLOSED)
+        .annotate(
+            mine_done=Count(
+                "items__assignments",
+                filter=Q(items__assignments__expert=expert, items__assignments__status="submitted"),
+            ),
+            mine_open=Count(
+                "items__assignments",
+                filter=Q(items__assignments__expert=expert)
+                & ~Q(items__assignments__status="submitted"),
+            ),
+        )
+        .order_by("-is_calibration", "created")
+    )
+    return rounds
+
+
+def current_votes(*, round_: ReviewRound) -> QuerySet[Vote]:
+    """Each submitted assignment's latest revision of votes."""
+    return Vote.objects.filter(
+        assignment__item__round=round_,
+        assignment__status=Assignment.Status.SUBMITTED,
+        revision=F("assignment__revision"),
+    )
+
+
+@dataclass(frozen=True)
+class UnitConsensus:
+    item_id: int
+    criterion_id: int
+    votes: int
+    hits: int
+    outcome: str  # "majority", "tie" or "no votes"
+    label: bool | None
+
+
+def round_consensus(*, round_: ReviewRound) -> dict[tuple[int, int], UnitConsensus]:
+    """Majority of the submitted votes per (item, criterion); an even split is a tie,
+    never guessed. One query."""
+    votes: dict[tuple[int, int], list[bool]] = defaultdict(list)
+    for item_id, criterion_id, hit in current_votes(round_=round_).values_list(
+        "assignment__item_id", "criterion_id", "hit"
+    ):
+        votes[(item_id, criterion_id)].append(hit)
+    result = {}
+    for key, hits in votes.items():
+        verdict = majority(hits)
+        result[key] = UnitConsensus(
+            item_id=key[0],
+            criterion_id=key[1],
+            votes=len(hits),
+            hits=sum(hits),
+            outcome=verdict.outcome,
+            label=verdict.label,
+        )
+    return result
+
+
+def expert_reference_accuracy(*, expert) -> float | None:
+    """Share of the expert's current votes on reference items that match the reference."""
+    rows = Vote.objects.filter(
+        assignment__expert=expert,
+        assignment__status=Assignment.Status.SUBMITTED,
+        revision=F("assignment__revision"),
+        assignment__item__is_reference=True,
+    ).values_list("assignment__item_id", "criterion_id", "hit")
+    votes = {(item, criterion): hit for item, criterion, hit in rows}
+    if not votes:
+        return None
+    references = dict(
+        ((item, criterion), hit)
+        for item, criterion, hit in ReferenceAnswer.objects.filter(
+            item_id__in={item for item, _ in votes}
+        ).values_list("item_id", "criterion_id", "hit")
+    )
+    compared = [votes[key] == references[key] for key in votes if key in references]
+    return sum(compared) / len(compared) if compared else None
+
+
+@dataclass
+class CalibrationResult:
+    complete: bool
+    agreement: float | None
+    passed: bool
+    threshold: float
+    details: list[dict] = field(default_factory=list)
+
+
+def calibration_result(*, expert, round_: ReviewRound) -> CalibrationResult:
+    """How the expert did on the calibration round's reference items, criterion by
+    criterion with the coordinators' explanations."""
+    items = list(
+        ReviewItem.objects.filter(round=round_, is_reference=True).values_list("pk", flat=True)
+    )
+    mine = {(a.item_id): a for a in Assignment.objects.filter(item_id__in=items, expert=expert)}
+    complete = bool(items) and all(
+        item in mine and mine[item].status == Assignment.Status.SUBMITTED for item in items
+    )
+    votes = {
+        (v.assignment.item_id, v.criterion_id): v.hit
+        for v in Vote.objects.filter(
+            assignment__in=[a for a in mine.values() if a.status == "submitted"],
+            revision=F("assignment__revision"),
+        ).select_related("assignment")
+    }
+    details = []
+    agreed = 0
+    for ref in (
+        ReferenceAnswer.objects.filter(item_id__in=items)
+        .select_related("criterion", "item")
+        .order_by("item_id", "criterion__position")
+    ):
+        mine_hit = votes.get((ref.item_id, ref.criterion_id))
+        if mine_hit is None:
+            continue
+        agreed += mine_hit == ref.hit
+        details.append(
+            {
+                "item": ref.item.code,
+                "criterion": ref.criterion.text,
+                "position": ref.criterion.position,
+                "yours": mine_hit,
+                "reference": ref.hit,
+                "explanation": ref.explanation,
+            }
+        )
+    agreement = agreed / len(details) if details else None
+    return CalibrationResult(
+        complete=complete,
+        agreement=agreement,
+        passed=agreement is not None and agreement >= CALIBRATION_THRESHOLD,
+        threshold=CALIBRATION_THRESHOLD,
+        details=details,
+    )
+
+
+def item_criteria(*, assignment: Assignment) -> list[Criterion]:
+    return list(
+        Criterion.objects.filter(rubric_version_id=assignment.item.rubric_version_id)
+        .select_related("ability")
+        .order_by("position")
+    )

@@ -1,0 +1,143 @@
+"""Handing out items: one click gives an expert their next item, safely under concurrency."""
+
+import math
+import time
+
+from django.db import connection, transaction
+from django.db.models import Case, F, IntegerField, Value, When
+from django.utils.translation import gettext as _
+
+from annotation.models import Assignment, ExpertProfile, ReviewItem, ReviewRound
+
+OPEN_WORK = [Assignment.Status.ASSIGNED, Assignment.Status.IN_PROGRESS]
+
+
+class AssignmentRefused(Exception):
+    pass
+
+
+def expert_share(round_: ReviewRound) -> int:
+    """Most items one expert takes: the configured cap, else an even share of the work."""
+    if round_.max_items_per_expert:
+        return round_.max_items_per_expert
+    experts = max(1, round_.experts.count())
+    return math.ceil(round_.items.count() * round_.raters_per_item / experts)
+
+
+def _preference(round_: ReviewRound, expert) -> list:
+    """Order of candidate items: the expert's specialities first; hard cases first for
+    experts accurate on reference items; items closest to complete first (so consensus
+    arrives early); then a stable order."""
+    profile = ExpertProfile.objects.filter(user=expert).first()
+    specialities = profile.specialities if profile else []
+    from annotation.selectors.review import expert_reference_accuracy
+
+    accurate = (expert_reference_accuracy(expert=expert) or 0) >= 0.8
+    return [
+        Case(
+            When(response__case__scenario__primary__in=specialities, then=Value(0)),
+            default=Value(1),
+            output_field=IntegerField(),
+        ),
+        Case(
+            When(response__case__difficulty="hard", then=Value(0 if accurate else 1)),
+            default=Value(1 if accurate else 0),
+            output_field=IntegerField(),
+        ),
+        F("assigned_count").desc(),
+        "pk",
+    ]
+
+
+def assignment_next(*, expert, round_: ReviewRound) -> Assignment | None:
+    """The expert's unfinished item in the round, or a new one; None when there is nothing
+    left for them. Never gives an item more raters than the round asks for, nor the same
+    item twice to one expert, however many experts ask at once."""
+    if not round_.experts.filter(pk=expert.pk).exists():
+        raise AssignmentRefused(_("You are not in this round's expert pool."))
+    if round_.status != ReviewRound.Status.OPEN:
+        raise AssignmentRefused(_("This round is not open."))
+    for attempt in range(CLAIM_ATTEMPTS):
+        outcome = _claim_next(expert=expert, round_=round_)
+        if outcome is not _BUSY:
+            return outcome
+        # Every open item was being taken by someone else at this instant: look again.
+        time.sleep(0.01 * (attempt + 1))
+    return None
+
+
+_BUSY = object()
+CLAIM_ATTEMPTS = 20
+
+
+def _claim_next(*, expert, round_: ReviewRound):
+    with transaction.atomic():
+        current = (
+            Assignment.objects.filter(expert=expert, item__round=round_, status__in=OPEN_WORK)
+            .order_by("pk")
+            .first()
+        )
+        if current is not None:
+            return current
+        open_items = ReviewItem.objects.filter(
+            round=round_, assigned_count__lt=round_.raters_per_item
+        ).exclude(assignments__expert=expert)
+        share = expert_share(round_)
+        if Assignment.objects.filter(expert=expert, item__round=round_).count() >= share:
+            if round_.max_items_per_expert:
+                return None  # a configured cap is firm
+            # The even share is soft: past it, take only items nobody else could finish.
+            open_items = open_items.filter(pk__in=_stranded_items(round_, expert, share))
+        candidates = open_items.order_by(*_preference(round_, expert))
+        if connection.features.has_select_for_update_skip_locked:
+            # Experts asking at the same moment take different items instead of queueing.
+            candidates = candidates.select_for_update(skip_locked=True, of=("self",))
+        for item in candidates[:20]:
+            # The guard in the WHERE clause is what keeps an item at its rater count.
+            taken = ReviewItem.objects.filter(
+                pk=item.pk, assigned_count__lt=round_.raters_per_item
+            ).update(assigned_count=F("assigned_count") + 1)
+            if taken:
+                return Assignment.objects.create(item=item, expert=expert)
+    return _BUSY if open_items.exists() else None
+
+
+def _stranded_items(round_: ReviewRound, expert, share: int) -> list[int]:
+    """Open items that the other experts of the pool, within their share, cannot bring to
+    the round's rater count."""
+    per_expert: dict[int, int] = {}
+    raters: dict[int, set[int]] = {}
+    for item_id, expert_id in Assignment.objects.filter(item__round=round_).values_list(
+        "item_id", "expert_id"
+    ):
+        per_expert[expert_id] = per_expert.get(expert_id, 0) + 1
+        raters.setdefault(item_id, set()).add(expert_id)
+    pool = [pk for pk in round_.experts.values_list("pk", flat=True) if pk != expert.pk]
+    stranded = []
+    for item_id, assigned in ReviewItem.objects.filter(
+        round=round_, assigned_count__lt=round_.raters_per_item
+    ).values_list("pk", "assigned_count"):
+        able = sum(
+            1
+            for other in pool
+            if per_expert.get(other, 0) < share and other not in raters.get(item_id, set())
+        )
+        if able < round_.raters_per_item - assigned:
+            stranded.append(item_id)
+    return stranded
+
+
+def assignment_reassign(*, assignment: Assignment, to_expert) -> Assignment:
+    """Move an item nobody has started to another expert of the round."""
+    with transaction.atomic():
+        locked = Assignment.objects.select_for_update().get(pk=assignment.pk)
+        if locked.status != Assignment.Status.ASSIGNED or locked.started is not None:
+            raise AssignmentRefused(_("Only an item nobody has started can be reassigned."))
+        round_ = locked.item.round
+        if not round_.experts.filter(pk=to_expert.pk).exists():
+            raise AssignmentRefused(_("That expert is not in this round's pool."))
+        if Assignment.objects.filter(item=locked.item, expert=to_expert).exists():
+            raise AssignmentRefused(_("That expert already has this item."))
+        locked.expert = to_expert
+        locked.save(update_fields=["expert"])
+    return locked

@@ -1,0 +1,118 @@
+"""Opening and steering review rounds."""
+
+import datetime as dt
+from collections.abc import Sequence
+
+from django.db import transaction
+from django.utils.translation import gettext as _
+
+from annotation.models import (
+    Benchmark,
+    Guideline,
+    Response,
+    ReviewItem,
+    ReviewRound,
+    System,
+)
+from annotation.review_sampling import Unit, stratified_sample
+from annotation.selectors.rubrics import latest_version_id_subquery
+
+
+class RoundInvalid(Exception):
+    pass
+
+
+def _units(round_: ReviewRound):
+    rows = (
+        Response.objects.filter(case__benchmark=round_.benchmark, system__in=round_.systems.all())
+        .annotate(version_id=latest_version_id_subquery("case"))
+        .values_list("pk", "case__difficulty", "case__scenario_id", "system_id", "version_id")
+    )
+    versions = {}
+    units = []
+    for pk, difficulty, scenario, system, version in rows:
+        if version is None:
+            continue  # a case without a rubric cannot be reviewed
+        versions[pk] = version
+        units.append(Unit(pk, (difficulty, scenario or 0, system)))
+    return units, versions
+
+
+def _add_items(round_: ReviewRound, *, fraction: float, seed: int) -> int:
+    units, versions = _units(round_)
+    already = set(round_.items.values_list("response_id", flat=True))
+    chosen = stratified_sample(units, fraction=fraction, seed=seed, exclude=already)
+    ReviewItem.objects.bulk_create(
+        [ReviewItem(round=round_, response_id=pk, rubric_version_id=versions[pk]) for pk in chosen]
+    )
+    return len(chosen)
+
+
+def round_open(
+    *,
+    benchmark: Benchmark,
+    name: str,
+    systems: Sequence[System],
+    experts: Sequence,
+    fraction: float = 0.3,
+    seed: int = 20251,
+    raters_per_item: int = 3,
+    max_items_per_expert: int = 0,
+    deadline: dt.date | None = None,
+    is_calibration: bool = False,
+    user=None,
+) -> ReviewRound:
+    """Sample the responses (stratified by difficulty, scenario and system, reproducible from
+    the seed) and freeze each sampled case's current rubric version."""
+    name = name.strip()
+    if not name:
+        raise RoundInvalid(_("Give the round a name."))
+    if ReviewRound.objects.filter(name=name).exists():
+        raise RoundInvalid(_("A round named “%(name)s” already exists.") % {"name": name})
+    if not 0 < fraction <= 1:
+        raise RoundInvalid(_("The sampling fraction must be more than 0 and at most 1."))
+    if raters_per_item < 1:
+        raise RoundInvalid(_("An item needs at least one rater."))
+    if len(experts) < raters_per_item:
+        raise RoundInvalid(
+            _("%(raters)d raters per item need at least %(raters)d experts in the pool.")
+            % {"raters": raters_per_item}
+        )
+    with transaction.atomic():
+        round_ = ReviewRound.objects.create(
+            benchmark=benchmark,
+            name=name,
+            fraction=fraction,
+            seed=seed,
+            raters_per_item=raters_per_item,
+            max_items_per_expert=max_items_per_expert,
+            deadline=deadline,
+            is_calibration=is_calibration,
+            created_by=user if getattr(user, "is_authenticated", False) else None,
+        )
+        round_.systems.set(systems)
+        round_.experts.set(experts)
+        if not _add_items(round_, fraction=fraction, seed=seed):
+            raise RoundInvalid(_("The sample is empty: these systems have no responses."))
+    return round_
+
+
+def round_extend(*, round_: ReviewRound, fraction: float) -> int:
+    """Grow the sample to `fraction` of the responses, keeping every item already there."""
+    if fraction <= round_.fraction:
+        raise RoundInvalid(_("Extend to a larger fraction than the round has now."))
+    with transaction.atomic():
+        added = _add_items(round_, fraction=fraction, seed=round_.seed + 1)
+        ReviewRound.objects.filter(pk=round_.pk).update(fraction=fraction)
+    return added
+
+
+def round_set_status(*, round_: ReviewRound, status: str) -> None:
+    ReviewRound.objects.filter(pk=round_.pk).update(status=status)
+
+
+def guideline_save(*, benchmark: Benchmark, text: str, user) -> Guideline:
+    guideline, _ = Guideline.objects.update_or_create(
+        benchmark=benchmark, defaults={"text": text.strip(), "updated_by": user}
+    )
+    return guideline

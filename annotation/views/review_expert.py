@@ -1,0 +1,188 @@
+"""The expert's side of a review round: their rounds, "next item", and the annotation page.
+Everything is fetched through assignment_get_for_expert, and nothing here reads a system."""
+
+from django.contrib import messages
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_POST
+
+from accounts.access import permission_needed
+from annotation.models import Assignment, Flag, Guideline, ReviewRound
+from annotation.selectors.review import (
+    assignment_get_for_expert,
+    calibration_result,
+    item_criteria,
+    rounds_for_expert,
+)
+from annotation.services.review_assignment import AssignmentRefused, assignment_next
+from annotation.services.review_votes import (
+    VoteInput,
+    VoteRefused,
+    assignment_autosave,
+    assignment_submit,
+    flag_raise,
+)
+
+ANNOTATE = "annotation.annotate"
+
+
+def _posted_votes(request: HttpRequest, criteria) -> list[VoteInput]:
+    votes = []
+    for criterion in criteria:
+        raw = request.POST.get(f"hit-{criterion.pk}", "")
+        hit = True if raw == "1" else False if raw == "0" else None
+        votes.append(VoteInput(criterion.pk, hit, request.POST.get(f"note-{criterion.pk}", "")))
+    return votes
+
+
+def _active_seconds(request: HttpRequest) -> int:
+    value = request.POST.get("active_seconds", "0")
+    return int(value) if value.isdigit() else 0
+
+
+@permission_needed(ANNOTATE)
+def my_work(request: HttpRequest) -> HttpResponse:
+    rounds = rounds_for_expert(expert=request.user)
+    calibrations = {
+        r.pk: calibration_result(expert=request.user, round_=r) for r in rounds if r.is_calibration
+    }
+    return render(
+        request, "annotation/review/my_work.html", {"rounds": rounds, "calibrations": calibrations}
+    )
+
+
+@permission_needed(ANNOTATE)
+@require_POST
+def next_item(request: HttpRequest, round_id: int) -> HttpResponse:
+    round_ = get_object_or_404(ReviewRound, pk=round_id, experts=request.user)
+    try:
+        assignment = assignment_next(expert=request.user, round_=round_)
+    except AssignmentRefused as exc:
+        messages.error(request, str(exc))
+        return redirect("review-my-work")
+    if assignment is None:
+        messages.success(request, _("You have finished your share of this round. Thank you!"))
+        return redirect("review-my-work")
+    return redirect("review-annotate", assignment_id=assignment.pk)
+
+
+def _annotate_page(
+    request,
+    assignment: Assignment,
+    *,
+    status: int = 200,
+    error: str = "",
+    posted: dict | None = None,
+) -> HttpResponse:
+    criteria = item_criteria(assignment=assignment)
+    draft = posted if posted is not None else _saved_answers(assignment, criteria)
+    rows = [
+        {
+            "criterion": c,
+            "hit": draft.get(str(c.pk), {}).get("hit"),
+            "note": draft.get(str(c.pk), {}).get("note", ""),
+        }
+        for c in criteria
+    ]
+    guideline = Guideline.objects.filter(benchmark=assignment.item.round.benchmark).first()
+    return render(
+        request,
+        "annotation/review/annotate.html",
+        {
+            "assignment": assignment,
+            "item": assignment.item,
+            "case": assignment.item.response.case,
+            "response_text": assignment.item.response.text,
+            "rows": rows,
+            "comment": (posted or {}).get(
+                "_comment",
+                assignment.draft.get("comment", "")
+                if assignment.draft
+                else assignment.overall_comment,
+            ),
+            "guideline": guideline,
+            "flag_reasons": Flag.Reason.choices,
+            "error": error,
+            "round_closed": assignment.item.round.status == ReviewRound.Status.CLOSED,
+        },
+        status=status,
+    )
+
+
+def _saved_answers(assignment: Assignment, criteria) -> dict:
+    """The autosaved draft if there is one, else the latest submitted revision."""
+    if assignment.draft.get("votes"):
+        return assignment.draft["votes"]
+    latest = assignment.votes.filter(revision=assignment.revision)
+    return {str(v.criterion_id): {"hit": v.hit, "note": v.note} for v in latest}
+
+
+@permission_needed(ANNOTATE)
+def annotate(request: HttpRequest, assignment_id: int) -> HttpResponse:
+    return _annotate_page(request, assignment_get_for_expert(request.user, assignment_id))
+
+
+@permission_needed(ANNOTATE)
+@require_POST
+def autosave(request: HttpRequest, assignment_id: int) -> HttpResponse:
+    assignment = assignment_get_for_expert(request.user, assignment_id)
+    criteria = item_criteria(assignment=assignment)
+    try:
+        saved = assignment_autosave(
+            assignment=assignment,
+            votes=_posted_votes(request, criteria),
+            comment=request.POST.get("comment", ""),
+            active_seconds=_active_seconds(request),
+        )
+    except VoteRefused as exc:
+        return JsonResponse({"saved": False, "error": str(exc)}, status=409)
+    return JsonResponse({"saved": True, "active_seconds": saved.active_seconds})
+
+
+@permission_needed(ANNOTATE)
+@require_POST
+def submit(request: HttpRequest, assignment_id: int) -> HttpResponse:
+    assignment = assignment_get_for_expert(request.user, assignment_id)
+    criteria = item_criteria(assignment=assignment)
+    votes = _posted_votes(request, criteria)
+    base = request.POST.get("base_revision", "")
+    try:
+        assignment_submit(
+            assignment=assignment,
+            votes=votes,
+            comment=request.POST.get("comment", ""),
+            active_seconds=_active_seconds(request),
+            base_revision=int(base) if base.isdigit() else -1,
+        )
+    except VoteRefused as exc:
+        posted = {str(v.criterion_id): {"hit": v.hit, "note": v.note} for v in votes}
+        posted["_comment"] = request.POST.get("comment", "")
+        return _annotate_page(request, assignment, status=422, error=str(exc), posted=posted)
+    round_ = assignment.item.round
+    if round_.status == ReviewRound.Status.OPEN:
+        try:
+            following = assignment_next(expert=request.user, round_=round_)
+        except AssignmentRefused:
+            following = None
+        if following is not None:
+            return redirect("review-annotate", assignment_id=following.pk)
+    messages.success(request, _("Submitted. You have no more items in this round for now."))
+    return redirect("review-my-work")
+
+
+@permission_needed(ANNOTATE)
+@require_POST
+def flag(request: HttpRequest, assignment_id: int) -> HttpResponse:
+    assignment = assignment_get_for_expert(request.user, assignment_id)
+    try:
+        flag_raise(
+            assignment=assignment,
+            reason=request.POST.get("reason", ""),
+            note=request.POST.get("note", ""),
+        )
+    except VoteRefused as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.success(request, _("Thank you: the coordinator will look at this item."))
+    return redirect("review-annotate", assignment_id=assignment.pk)

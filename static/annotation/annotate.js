@@ -1,0 +1,162 @@
+// The annotation page: keyboard verdicts, autosave (server, with a local copy for lost
+// connections) and active-time counting.
+(function () {
+  const form = document.getElementById("annotate-form");
+  if (!form) return;
+  const rows = Array.from(form.querySelectorAll(".vote-row"));
+  const status = document.getElementById("autosave-status");
+  const storageKey = "concord-draft-" + form.dataset.assignment;
+  const activeInput = form.querySelector("input[name=active_seconds]");
+  let unsentSeconds = 0;
+  let lastActivity = Date.now();
+  let saveTimer = null;
+
+  // Active time: seconds with the page visible and some activity in the last minute.
+  ["keydown", "mousemove", "click", "scroll", "input"].forEach((type) =>
+    document.addEventListener(type, () => (lastActivity = Date.now()), { passive: true })
+  );
+  setInterval(() => {
+    if (document.visibilityState === "visible" && Date.now() - lastActivity < 60000) {
+      unsentSeconds += 1;
+    }
+  }, 1000);
+
+  function snapshot() {
+    const data = {};
+    new FormData(form).forEach((value, key) => {
+      if (key !== "csrfmiddlewaretoken") data[key] = value;
+    });
+    return data;
+  }
+
+  function restoreLocalCopy() {
+    const saved = localStorage.getItem(storageKey);
+    if (!saved) return;
+    const { values } = JSON.parse(saved);
+    Object.entries(values).forEach(([name, value]) => {
+      const fields = form.querySelectorAll(`[name="${CSS.escape(name)}"]`);
+      fields.forEach((field) => {
+        if (field.type === "radio") field.checked = field.value === value;
+        else if (field.name !== "base_revision" && field.name !== "active_seconds") field.value = value;
+      });
+    });
+    markAnswered();
+  }
+
+  async function save() {
+    const values = snapshot();
+    localStorage.setItem(storageKey, JSON.stringify({ values, at: Date.now() }));
+    const body = new FormData(form);
+    body.set("active_seconds", String(unsentSeconds));
+    try {
+      const response = await fetch(form.dataset.autosaveUrl, { method: "POST", body });
+      if (!response.ok) throw new Error(String(response.status));
+      unsentSeconds = 0;
+      localStorage.removeItem(storageKey);
+      status.textContent = status.dataset.saved || "✓";
+      status.classList.remove("error");
+    } catch (error) {
+      status.textContent = status.dataset.offline || "…";
+      status.classList.add("error");
+      clearTimeout(saveTimer);
+      saveTimer = setTimeout(save, 5000); // keep trying; the local copy survives a reload
+    }
+  }
+
+  function scheduleSave() {
+    clearTimeout(saveTimer);
+    saveTimer = setTimeout(save, 600);
+  }
+
+  function markAnswered() {
+    rows.forEach((row) => {
+      row.classList.toggle("answered", !!row.querySelector("input[type=radio]:checked"));
+    });
+  }
+
+  function focusRow(index) {
+    const row = rows[Math.max(0, Math.min(rows.length - 1, index))];
+    if (row) row.focus();
+  }
+
+  function currentIndex() {
+    const row = document.activeElement && document.activeElement.closest(".vote-row");
+    return row ? rows.indexOf(row) : -1;
+  }
+
+  function choose(value) {
+    const index = currentIndex();
+    if (index < 0) return;
+    const radio = rows[index].querySelector(`input[type=radio][value="${value}"]`);
+    if (!radio || radio.disabled) return;
+    radio.checked = true;
+    markAnswered();
+    scheduleSave();
+    focusRow(index + 1);
+  }
+
+  function togglePanel(id, show) {
+    const panel = document.getElementById(id);
+    const open = show === undefined ? panel.hidden : show;
+    panel.hidden = !open;
+    const button = document.querySelector(`[aria-controls="${id}"]`);
+    if (button) button.setAttribute("aria-expanded", String(open));
+    if (open) panel.querySelector("button").focus();
+  }
+
+  document.addEventListener("keydown", (event) => {
+    const typing = event.target.matches("textarea, input[type=text], select");
+    if (typing) {
+      if (event.key === "Escape") {
+        const row = event.target.closest(".vote-row");
+        event.target.blur();
+        if (row) row.focus();
+      }
+      return;
+    }
+    if (event.ctrlKey || event.metaKey || event.altKey) return;
+    switch (event.key) {
+      case "1": case "y": choose("1"); break;
+      case "0": case "n": choose("0"); break;
+      case "j": case "ArrowDown": focusRow(currentIndex() + 1); break;
+      case "k": case "ArrowUp": focusRow(currentIndex() - 1); break;
+      case "e": {
+        const index = currentIndex();
+        if (index >= 0) rows[index].querySelector("textarea").focus();
+        break;
+      }
+      case "?": togglePanel("help"); break;
+      case "Escape": togglePanel("help", false); togglePanel("guidelines", false); return;
+      case "Enter":
+        if (event.target.matches("button, a, summary")) return;
+        event.preventDefault();
+        form.requestSubmit();
+        return;
+      default: return;
+    }
+    event.preventDefault();
+  });
+
+  form.addEventListener("change", () => { markAnswered(); scheduleSave(); });
+  form.addEventListener("input", scheduleSave);
+  form.addEventListener("submit", () => {
+    activeInput.value = String(unsentSeconds);
+    localStorage.removeItem(storageKey);
+  });
+  document.getElementById("open-help").addEventListener("click", () => togglePanel("help"));
+  document.getElementById("open-guidelines").addEventListener("click", () => togglePanel("guidelines"));
+  document.querySelectorAll(".close-panel").forEach((button) =>
+    button.addEventListener("click", () => togglePanel(button.closest(".side-panel").id, false))
+  );
+  window.addEventListener("beforeunload", () => {
+    if (unsentSeconds > 0) {
+      const body = new FormData(form);
+      body.set("active_seconds", String(unsentSeconds));
+      navigator.sendBeacon(form.dataset.autosaveUrl, body);
+    }
+  });
+
+  restoreLocalCopy();
+  markAnswered();
+  focusRow(rows.findIndex((row) => !row.querySelector("input[type=radio]:checked")));
+})();
