@@ -53,8 +53,8 @@ def test_researchers_read_but_cannot_import(case, researcher):
 
 def test_home_sends_readers_to_benchmarks_and_shows_experts_their_page(researcher, expert):
     assert client_for(researcher).get(reverse("home"))["Location"] == reverse("benchmark-list")
-    response = client_for(expert).get(reverse("home"))
-    assert response.status_code == 200
+    response = client_for(expert).get(reverse("home"), follow=True)
+    assert response.redirect_chain[-1][0] == reverse("review-my-work")
     assert "Benchmarks" not in response.content.decode()
 
 
