@@ -25,3 +25,48 @@ class ResponsesImportForm(forms.Form):
         label=_("System kind"), choices=System.Kind.choices, initial=System.Kind.LLM
     )
     file = forms.FileField(label=_("Answers file (JSON Lines)"))
+
+
+class ReviewRoundForm(forms.Form):
+    benchmark = forms.ModelChoiceField(label=_("Benchmark"), queryset=None)
+    name = forms.CharField(label=_("Round name"), max_length=100)
+    systems = forms.ModelMultipleChoiceField(
+        label=_("Systems"), queryset=System.objects.all(), widget=forms.CheckboxSelectMultiple
+    )
+    experts = forms.ModelMultipleChoiceField(
+        label=_("Expert pool"), queryset=None, widget=forms.CheckboxSelectMultiple
+    )
+    fraction = forms.FloatField(
+        label=_("Sampling fraction"),
+        initial=0.3,
+        min_value=0.01,
+        max_value=1.0,
+        help_text=_("Stratified by difficulty, scenario and system."),
+    )
+    seed = forms.IntegerField(label=_("Random seed"), initial=20251)
+    raters_per_item = forms.IntegerField(label=_("Raters per item"), initial=3, min_value=1)
+    max_items_per_expert = forms.IntegerField(
+        label=_("Cap per expert (0: an even share)"), initial=0, min_value=0
+    )
+    deadline = forms.DateField(
+        label=_("Deadline"), required=False, widget=forms.DateInput(attrs={"type": "date"})
+    )
+    is_calibration = forms.BooleanField(label=_("Calibration round"), required=False)
+
+    def __init__(self, *args, **kwargs) -> None:
+        from django.contrib.auth import get_user_model
+        from django.db.models import Q
+
+        from annotation.models import Benchmark
+
+        super().__init__(*args, **kwargs)
+        self.fields["benchmark"].queryset = Benchmark.objects.all()
+        annotate = Q(groups__permissions__codename="annotate") | Q(
+            user_permissions__codename="annotate"
+        )
+        self.fields["experts"].queryset = (
+            get_user_model()
+            .objects.filter(annotate, is_active=True)
+            .distinct()
+            .order_by("username")
+        )

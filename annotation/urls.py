@@ -4,6 +4,7 @@ from annotation.views import (
     benchmarks,
     imports,
     review_expert,
+    review_manage,
     rubric_editor,
     rubric_history,
     rubric_overview,
@@ -46,6 +47,42 @@ urlpatterns = [
     ),
     path("review/work/<int:assignment_id>/submit/", review_expert.submit, name="review-submit"),
     path("review/work/<int:assignment_id>/flag/", review_expert.flag, name="review-flag"),
+    path("review/manage/", review_manage.round_list, name="review-rounds"),
+    path("review/manage/rounds/new/", review_manage.round_new, name="review-round-new"),
+    path("review/manage/rounds/<int:round_id>/", review_manage.round_detail, name="review-round"),
+    path(
+        "review/manage/rounds/<int:round_id>/consensus/",
+        review_manage.round_consensus_page,
+        name="review-consensus",
+    ),
+    path(
+        "review/manage/rounds/<int:round_id>/piece-rate.csv",
+        review_manage.piece_rate_csv,
+        name="review-piece-rate",
+    ),
+    path(
+        "review/manage/rounds/<int:round_id>/<str:action>/",
+        review_manage.round_action,
+        name="review-round-action",
+    ),
+    path(
+        "review/manage/adjudication/", review_manage.adjudication_list, name="review-adjudication"
+    ),
+    path(
+        "review/manage/items/<int:item_id>/adjudicate/",
+        review_manage.adjudicate,
+        name="review-adjudicate",
+    ),
+    path(
+        "review/manage/items/<int:item_id>/references/",
+        review_manage.references_edit,
+        name="review-references",
+    ),
+    path(
+        "review/manage/benchmarks/<slug:slug>/guidelines/",
+        review_manage.guidelines_edit,
+        name="review-guidelines",
+    ),
     path("import/", imports.import_page, name="import"),
     path("import/benchmark/", imports.import_benchmark_upload, name="import-benchmark"),
     path("import/responses/", imports.import_responses_upload, name="import-responses"),

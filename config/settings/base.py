@@ -172,3 +172,4 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
     "loggers": {"django.db.backends": {"level": "INFO"}},
 }
+FORMS_URLFIELD_ASSUME_HTTPS = True  # Django 6 behaviour now: no warning per form

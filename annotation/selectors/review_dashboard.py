@@ -1,0 +1,218 @@
+"""What coordinators watch: progress, each expert's pace and quality, and alerts."""
+
+import datetime as dt
+import statistics
+from collections import defaultdict
+from dataclasses import dataclass, field
+from decimal import Decimal
+
+from django.db.models import Count, Exists, OuterRef, Q
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from annotation.models import (
+    Adjudication,
+    Assignment,
+    ExpertProfile,
+    Flag,
+    ReviewItem,
+    ReviewRound,
+)
+from annotation.selectors.review import current_votes, expert_reference_accuracy
+from leaderboard.stats.consensus import majority
+
+LOW_AGREEMENT_MARGIN = 0.15
+
+
+@dataclass
+class ExpertRow:
+    expert_id: int
+    username: str
+    done: int
+    open: int
+    median_seconds: float | None
+    fast_items: int
+    agreement: float | None  # with the majority of the other raters of the same items
+    reference_accuracy: float | None
+    rate: Decimal
+    earned: Decimal
+
+
+@dataclass
+class RoundDashboard:
+    round: ReviewRound
+    items: int
+    complete: int
+    in_progress: int
+    untouched: int
+    assignments_done: int
+    assignments_needed: int
+    experts: list[ExpertRow]
+    alerts: list[str] = field(default_factory=list)
+    open_flags: int = 0
+
+    @property
+    def percent(self) -> float:
+        needed = self.assignments_needed
+        return 100.0 * self.assignments_done / needed if needed else 100.0
+
+
+def _agreement_with_others(round_: ReviewRound) -> dict[int, float | None]:
+    """Per expert: how often their vote matches the majority of the other raters of the
+    same (item, criterion); units where the others tie or are absent are skipped."""
+    votes: dict[tuple[int, int], dict[int, bool]] = defaultdict(dict)
+    for item, criterion, expert, hit in current_votes(round_=round_).values_list(
+        "assignment__item_id", "criterion_id", "assignment__expert_id", "hit"
+    ):
+        votes[(item, criterion)][expert] = hit
+    agreed: dict[int, list[bool]] = defaultdict(list)
+    for unit in votes.values():
+        for expert, hit in unit.items():
+            others = majority([h for e, h in unit.items() if e != expert])
+            if others.is_majority:
+                agreed[expert].append(others.label == hit)
+    return {expert: sum(flags) / len(flags) for expert, flags in agreed.items() if flags}
+
+
+def round_dashboard(*, round_: ReviewRound) -> RoundDashboard:
+    items = ReviewItem.objects.filter(round=round_).aggregate(
+        total=Count("pk", distinct=True),
+        complete=Count(
+            "pk",
+            distinct=True,
+            filter=Q(assigned_count__gte=round_.raters_per_item)
+            & ~Q(assignments__status__in=["assigned", "in_progress"]),
+        ),
+        untouched=Count("pk", distinct=True, filter=Q(assigned_count=0)),
+    )
+    in_progress = items["total"] - items["complete"] - items["untouched"]
+    per_expert: dict[int, dict] = {}
+    seconds: dict[int, list[int]] = defaultdict(list)
+    for expert_id, username, status, active in Assignment.objects.filter(
+        item__round=round_
+    ).values_list("expert_id", "expert__username", "status", "active_seconds"):
+        row = per_expert.setdefault(expert_id, {"username": username, "done": 0, "open": 0})
+        if status == Assignment.Status.SUBMITTED:
+            row["done"] += 1
+            seconds[expert_id].append(active)
+        else:
+            row["open"] += 1
+    for expert in round_.experts.all():
+        per_expert.setdefault(expert.pk, {"username": expert.username, "done": 0, "open": 0})
+    agreement = _agreement_with_others(round_)
+    rates = dict(
+        ExpertProfile.objects.filter(user_id__in=per_expert).values_list("user_id", "rate_per_item")
+    )
+    rows = []
+    for expert_id, row in sorted(per_expert.items(), key=lambda kv: kv[1]["username"]):
+        times = seconds[expert_id]
+        rate = rates.get(expert_id) or Decimal("0")
+        rows.append(
+            ExpertRow(
+                expert_id=expert_id,
+                username=row["username"],
+                done=row["done"],
+                open=row["open"],
+                median_seconds=statistics.median(times) if times else None,
+                fast_items=sum(1 for t in times if t < round_.fast_answer_seconds),
+                agreement=agreement.get(expert_id),
+                reference_accuracy=expert_reference_accuracy(expert=expert_id),
+                rate=rate,
+                earned=rate * row["done"],
+            )
+        )
+    done = sum(row.done for row in rows)
+    needed = items["total"] * round_.raters_per_item
+    dashboard = RoundDashboard(
+        round=round_,
+        items=items["total"],
+        complete=items["complete"],
+        in_progress=in_progress,
+        untouched=items["untouched"],
+        assignments_done=done,
+        assignments_needed=needed,
+        experts=rows,
+        open_flags=Flag.objects.filter(assignment__item__round=round_, resolved=False).count(),
+    )
+    dashboard.alerts = _alerts(dashboard)
+    return dashboard
+
+
+def _alerts(dashboard: RoundDashboard) -> list[str]:
+    alerts = []
+    known = [row.agreement for row in dashboard.experts if row.agreement is not None]
+    if len(known) >= 3:
+        typical = statistics.median(known)
+        for row in dashboard.experts:
+            if row.agreement is not None and row.agreement < typical - LOW_AGREEMENT_MARGIN:
+                alerts.append(
+                    _(
+                        "%(name)s agrees with the other raters %(mine).0f%% of the time "
+                        "(typical: %(typical).0f%%)."
+                    )
+                    % {"name": row.username, "mine": 100 * row.agreement, "typical": 100 * typical}
+                )
+    limit = dashboard.round.fast_answer_seconds
+    for row in dashboard.experts:
+        if row.fast_items:
+            alerts.append(
+                _("%(name)s answered %(n)d items in less than %(s)d seconds.")
+                % {"name": row.username, "n": row.fast_items, "s": limit}
+            )
+    late = _deadline_warning(dashboard)
+    if late:
+        alerts.append(late)
+    return alerts
+
+
+def _deadline_warning(dashboard: RoundDashboard) -> str:
+    round_ = dashboard.round
+    remaining = dashboard.assignments_needed - dashboard.assignments_done
+    if not round_.deadline or remaining <= 0 or round_.status == ReviewRound.Status.CLOSED:
+        return ""
+    today = timezone.localdate()
+    days_left = (round_.deadline - today).days + 1
+    elapsed = max(1.0, (timezone.now() - round_.created) / dt.timedelta(days=1))
+    pace = dashboard.assignments_done / elapsed  # assignments per day so far
+    if days_left <= 0:
+        return _("The deadline has passed with %(n)d assignments still to do.") % {"n": remaining}
+    if pace * days_left < remaining:
+        return _(
+            "At the current pace (%(pace).1f items a day) the round will miss its deadline: "
+            "%(n)d assignments left, %(days)d days to go."
+        ) % {"pace": pace, "n": remaining, "days": days_left}
+    return ""
+
+
+def adjudication_queue(*, round_: ReviewRound | None = None) -> list[dict]:
+    """Items where the raters split (not unanimous) or a flag is open."""
+    votes = current_votes(round_=round_) if round_ else None
+    split_items: dict[int, int] = defaultdict(int)
+    if votes is not None:
+        unit_votes: dict[tuple[int, int], list[bool]] = defaultdict(list)
+        for item, criterion, hit in votes.values_list("assignment__item_id", "criterion_id", "hit"):
+            unit_votes[(item, criterion)].append(hit)
+        for (item, _criterion), hits in unit_votes.items():
+            if len(hits) >= 2 and 0 < sum(hits) < len(hits):
+                split_items[item] += 1
+    flagged = Flag.objects.filter(resolved=False)
+    if round_:
+        flagged = flagged.filter(assignment__item__round=round_)
+    flags: dict[int, list[str]] = defaultdict(list)
+    for item, reason in flagged.values_list("assignment__item_id", "reason"):
+        flags[item].append(reason)
+    ids = set(split_items) | set(flags)
+    items = (
+        ReviewItem.objects.filter(pk__in=ids)
+        .select_related("round", "response__case")
+        .annotate(adjudicated=Exists(Adjudication.objects.filter(item=OuterRef("pk"))))
+    )
+    return [
+        {
+            "item": item,
+            "split_criteria": split_items.get(item.pk, 0),
+            "flags": flags.get(item.pk, []),
+            "adjudicated": item.adjudicated,
+        }
+        for item in items.order_by("round", "pk")
+    ]

@@ -1,0 +1,271 @@
+"""The coordinator's side of review: opening rounds, the dashboard, consensus,
+adjudication, guidelines and reference answers."""
+
+import csv
+
+from django.contrib import messages
+from django.contrib.auth import get_user_model
+from django.db.models import F
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_POST
+
+from accounts.access import permission_needed
+from annotation.forms import ReviewRoundForm
+from annotation.models import Assignment, Benchmark, Guideline, ReviewItem, ReviewRound, Vote
+from annotation.selectors.review import item_criteria, round_consensus
+from annotation.selectors.review_dashboard import adjudication_queue, round_dashboard
+from annotation.services.review_assignment import AssignmentRefused, assignment_reassign
+from annotation.services.review_rounds import (
+    RoundInvalid,
+    guideline_save,
+    round_extend,
+    round_open,
+    round_set_status,
+)
+from annotation.services.review_votes import adjudication_record, reference_answers_set
+
+MANAGE = "annotation.manage_review"
+CONSENSUS = "annotation.view_consensus"
+ADJUDICATE = "annotation.adjudicate"
+
+
+@permission_needed(CONSENSUS)
+def round_list(request: HttpRequest) -> HttpResponse:
+    rounds = ReviewRound.objects.select_related("benchmark").prefetch_related("systems")
+    return render(request, "annotation/review/round_list.html", {"rounds": rounds})
+
+
+@permission_needed(MANAGE)
+def round_new(request: HttpRequest) -> HttpResponse:
+    form = ReviewRoundForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        try:
+            round_ = round_open(
+                benchmark=data["benchmark"],
+                name=data["name"],
+                systems=list(data["systems"]),
+                experts=list(data["experts"]),
+                fraction=data["fraction"],
+                seed=data["seed"],
+                raters_per_item=data["raters_per_item"],
+                max_items_per_expert=data["max_items_per_expert"],
+                deadline=data["deadline"],
+                is_calibration=data["is_calibration"],
+                user=request.user,
+            )
+        except RoundInvalid as exc:
+            form.add_error(None, str(exc))
+        else:
+            messages.success(
+                request, _("Round opened with %(n)d items.") % {"n": round_.items.count()}
+            )
+            return redirect("review-round", round_id=round_.pk)
+    return render(
+        request,
+        "annotation/review/round_new.html",
+        {"form": form},
+        status=400 if form.errors else 200,
+    )
+
+
+@permission_needed(CONSENSUS)
+def round_detail(request: HttpRequest, round_id: int) -> HttpResponse:
+    round_ = get_object_or_404(ReviewRound.objects.select_related("benchmark"), pk=round_id)
+    items = (
+        ReviewItem.objects.filter(round=round_)
+        .select_related("response__case", "response__system", "rubric_version")
+        .order_by("pk")
+    )
+    unstarted = (
+        Assignment.objects.filter(item__round=round_, status="assigned", started__isnull=True)
+        .select_related("item", "expert")
+        .order_by("pk")
+    )
+    return render(
+        request,
+        "annotation/review/round_detail.html",
+        {
+            "round": round_,
+            "dashboard": round_dashboard(round_=round_),
+            "items": items,
+            "unstarted": unstarted,
+            "experts": round_.experts.order_by("username"),
+        },
+    )
+
+
+@permission_needed(MANAGE)
+@require_POST
+def round_action(request: HttpRequest, round_id: int, action: str) -> HttpResponse:
+    round_ = get_object_or_404(ReviewRound, pk=round_id)
+    statuses = {"pause": "paused", "open": "open", "close": "closed"}
+    try:
+        if action in statuses:
+            round_set_status(round_=round_, status=statuses[action])
+        elif action == "extend":
+            fraction = float(request.POST.get("fraction", "0") or 0)
+            added = round_extend(round_=round_, fraction=fraction)
+            messages.success(request, _("%(n)d items added.") % {"n": added})
+        elif action == "reassign":
+            assignment = get_object_or_404(
+                Assignment, pk=request.POST.get("assignment"), item__round=round_
+            )
+            expert = get_object_or_404(get_user_model(), pk=request.POST.get("expert"))
+            assignment_reassign(assignment=assignment, to_expert=expert)
+            messages.success(request, _("Item reassigned."))
+        else:
+            raise Http404("Unknown action")
+    except (RoundInvalid, AssignmentRefused, ValueError) as exc:
+        messages.error(request, str(exc))
+    return redirect("review-round", round_id=round_.pk)
+
+
+@permission_needed(CONSENSUS)
+def round_consensus_page(request: HttpRequest, round_id: int) -> HttpResponse:
+    round_ = get_object_or_404(ReviewRound, pk=round_id)
+    units = round_consensus(round_=round_)
+    items = {
+        item.pk: item
+        for item in ReviewItem.objects.filter(round=round_).select_related(
+            "response__case", "response__system"
+        )
+    }
+    positions = dict(
+        Vote.objects.filter(assignment__item__round=round_)
+        .values_list("criterion_id", "criterion__position")
+        .distinct()
+    )
+    rows = sorted(
+        (
+            {"item": items[u.item_id], "position": positions.get(u.criterion_id), "unit": u}
+            for u in units.values()
+        ),
+        key=lambda r: (r["item"].pk, r["position"] or 0),
+    )
+    ties = sum(1 for u in units.values() if u.outcome == "tie")
+    return render(
+        request,
+        "annotation/review/consensus.html",
+        {"round": round_, "rows": rows, "ties": ties},
+    )
+
+
+@permission_needed(MANAGE)
+def piece_rate_csv(request: HttpRequest, round_id: int) -> HttpResponse:
+    round_ = get_object_or_404(ReviewRound, pk=round_id)
+    dashboard = round_dashboard(round_=round_)
+    response = HttpResponse(content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="piece-rate-{round_.pk}.csv"'
+    writer = csv.writer(response)
+    writer.writerow(["expert", "completed_items", "rate_per_item", "amount"])
+    for row in dashboard.experts:
+        writer.writerow([row.username, row.done, f"{row.rate:.2f}", f"{row.earned:.2f}"])
+    return response
+
+
+@permission_needed(ADJUDICATE)
+def adjudication_list(request: HttpRequest) -> HttpResponse:
+    round_id = request.GET.get("round", "")
+    round_ = get_object_or_404(ReviewRound, pk=int(round_id)) if round_id.isdigit() else None
+    rounds = ReviewRound.objects.order_by("-created")
+    return render(
+        request,
+        "annotation/review/adjudication_list.html",
+        {"queue": adjudication_queue(round_=round_), "round": round_, "rounds": rounds},
+    )
+
+
+@permission_needed(ADJUDICATE)
+def adjudicate(request: HttpRequest, item_id: int) -> HttpResponse:
+    """A senior expert sees the votes and notes (never the system) and records a decision."""
+    item = get_object_or_404(
+        ReviewItem.objects.select_related("round", "response__case"), pk=item_id
+    )
+    criteria = item_criteria(assignment=Assignment(item=item))
+    if request.method == "POST":
+        for criterion in criteria:
+            choice = request.POST.get(f"decision-{criterion.pk}", "")
+            note = request.POST.get(f"note-{criterion.pk}", "").strip()
+            if choice or note:
+                adjudication_record(
+                    item=item,
+                    by=request.user,
+                    criterion=criterion,
+                    decision={"1": True, "0": False}.get(choice),
+                    note=note,
+                )
+        adjudication_record(item=item, by=request.user, note=request.POST.get("note", ""))
+        messages.success(request, _("Decision recorded; the raw votes are unchanged."))
+        return redirect("review-adjudication")
+    votes = (
+        Vote.objects.filter(assignment__item=item, revision=F("assignment__revision"))
+        .select_related("assignment__expert")
+        .order_by("criterion__position", "assignment__expert__username")
+    )
+    by_criterion: dict[int, list[Vote]] = {}
+    for vote in votes:
+        by_criterion.setdefault(vote.criterion_id, []).append(vote)
+    flags = item.assignments.filter(flags__isnull=False).values_list("flags__reason", "flags__note")
+    return render(
+        request,
+        "annotation/review/adjudicate.html",
+        {
+            "item": item,
+            "case": item.response.case,
+            "rows": [(c, by_criterion.get(c.pk, [])) for c in criteria],
+            "flags": flags,
+        },
+    )
+
+
+@permission_needed(MANAGE)
+def guidelines_edit(request: HttpRequest, slug: str) -> HttpResponse:
+    benchmark = get_object_or_404(Benchmark, slug=slug)
+    guideline = Guideline.objects.filter(benchmark=benchmark).first()
+    if request.method == "POST":
+        guideline = guideline_save(
+            benchmark=benchmark, text=request.POST.get("text", ""), user=request.user
+        )
+        messages.success(request, _("Guidelines saved."))
+        return redirect("review-guidelines", slug=slug)
+    return render(
+        request,
+        "annotation/review/guidelines.html",
+        {"benchmark": benchmark, "guideline": guideline},
+    )
+
+
+@permission_needed(MANAGE)
+def references_edit(request: HttpRequest, item_id: int) -> HttpResponse:
+    item = get_object_or_404(
+        ReviewItem.objects.select_related("round", "response__case"), pk=item_id
+    )
+    criteria = item_criteria(assignment=Assignment(item=item))
+    if request.method == "POST":
+        answers = {}
+        for criterion in criteria:
+            choice = request.POST.get(f"hit-{criterion.pk}", "")
+            if choice in ("0", "1"):
+                answers[criterion.pk] = (
+                    choice == "1",
+                    request.POST.get(f"explanation-{criterion.pk}", "").strip(),
+                )
+        if len(answers) != len(criteria):
+            messages.error(request, _("Give the reference answer for every criterion."))
+        else:
+            reference_answers_set(item=item, answers=answers)
+            messages.success(request, _("Reference answers saved."))
+            return redirect("review-round", round_id=item.round_id)
+    existing = {r.criterion_id: r for r in item.references.all()}
+    return render(
+        request,
+        "annotation/review/references.html",
+        {
+            "item": item,
+            "case": item.response.case,
+            "rows": [(c, existing.get(c.pk)) for c in criteria],
+        },
+    )
