@@ -95,13 +95,22 @@
     focusRow(index + 1);
   }
 
+  let focusBeforePanel = null;
+
   function togglePanel(id, show) {
     const panel = document.getElementById(id);
     const open = show === undefined ? panel.hidden : show;
+    if (open === !panel.hidden) return;
     panel.hidden = !open;
     const button = document.querySelector(`[aria-controls="${id}"]`);
     if (button) button.setAttribute("aria-expanded", String(open));
-    if (open) panel.querySelector("button").focus();
+    if (open) {
+      focusBeforePanel = document.activeElement;
+      panel.querySelector("button").focus();
+    } else if (focusBeforePanel) {
+      focusBeforePanel.focus(); // back to the criterion the expert was on
+      focusBeforePanel = null;
+    }
   }
 
   document.addEventListener("keydown", (event) => {
