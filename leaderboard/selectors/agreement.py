@@ -1,0 +1,68 @@
+from collections import defaultdict
+
+from annotation.models import Criterion, ReviewItem, ReviewRound
+from annotation.selectors.review import current_votes
+from judging.models import JudgeRun, JudgeTask, Verdict
+from leaderboard.agreement import Unit
+
+
+def rater_pseudonyms(*, round_: ReviewRound) -> dict[int, str]:
+    """Stable per-round pseudonyms (E01, E02, ...) so reports and exports name no one."""
+    ids = sorted(round_.experts.values_list("pk", flat=True))
+    return {pk: f"E{index:02d}" for index, pk in enumerate(ids, start=1)}
+
+
+def agreement_units(*, round_: ReviewRound, run: JudgeRun) -> list[Unit]:
+    """One unit per (sampled response, criterion of the round's frozen rubric version),
+    with the experts' current votes and the judge's verdict on the same criterion (None
+    when the judge has none: a failed call, or a run on another rubric version). Five
+    queries whatever the size."""
+    items = list(
+        ReviewItem.objects.filter(round=round_).values_list(
+            "response_id",
+            "rubric_version_id",
+            "response__case__external_id",
+            "response__case__difficulty",
+            "response__case__scenario__primary",
+            "response__case__scenario__secondary",
+            "response__system__name",
+        )
+    )
+    criteria: dict[int, list[tuple[int, str, str]]] = defaultdict(list)
+    for version, pk, label, category in (
+        Criterion.objects.filter(rubric_version_id__in={row[1] for row in items})
+        .order_by("rubric_version_id", "position")
+        .values_list("rubric_version_id", "pk", "ability__label", "ability__category__name_en")
+    ):
+        criteria[version].append((pk, label, category))
+    pseudonym = rater_pseudonyms(round_=round_)
+    votes: dict[tuple[int, int], list[tuple[str, bool]]] = defaultdict(list)
+    for response, criterion, expert, hit in current_votes(round_=round_).values_list(
+        "assignment__item__response_id", "criterion_id", "assignment__expert_id", "hit"
+    ):
+        votes[(response, criterion)].append((pseudonym.get(expert, f"E{expert}"), hit))
+    verdicts = dict(
+        ((response, criterion), hit)
+        for response, criterion, hit in Verdict.objects.filter(
+            task__run=run, task__status=JudgeTask.Status.DONE
+        ).values_list("task__response_id", "criterion_id", "hit")
+    )
+    units = []
+    for response, version, case, difficulty, primary, secondary, system in items:
+        scenario = " / ".join(part for part in (primary, secondary) if part)
+        for criterion, ability, category in criteria[version]:
+            units.append(
+                Unit(
+                    response=response,
+                    case=case,
+                    criterion=criterion,
+                    ability=ability,
+                    category=category,
+                    difficulty=difficulty,
+                    scenario=scenario,
+                    system=system,
+                    judge=verdicts.get((response, criterion)),
+                    votes=tuple(sorted(votes.get((response, criterion), []))),
+                )
+            )
+    return units
