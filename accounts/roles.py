@@ -43,6 +43,8 @@ ROLE_PERMISSIONS: dict[str, list[str]] = {
         "annotation.view_consensus",
         "annotation.adjudicate",
         "judging.run_judge",
+        "leaderboard.publish_leaderboard",
+        "leaderboard.export_data",
         "judging.add_judgeconfig",
         "judging.change_judgeconfig",
         "annotation.add_benchmark",
@@ -51,5 +53,5 @@ ROLE_PERMISSIONS: dict[str, list[str]] = {
         "annotation.add_system",
         "annotation.add_response",
     ],
-    RESEARCHER: [*_READ, "annotation.view_consensus"],
+    RESEARCHER: [*_READ, "annotation.view_consensus", "leaderboard.export_data"],
 }

@@ -5,6 +5,7 @@ urlpatterns = [
     path("", include("accounts.urls")),
     path("", include("annotation.urls")),
     path("", include("judging.urls")),
+    path("", include("leaderboard.urls")),
     path("api/", include("config.api_urls")),
     path("i18n/", include("django.conf.urls.i18n")),
     path("admin/", admin.site.urls),

@@ -7,6 +7,10 @@ from judging.validators import validate_key_variable_name
 
 
 class JudgeConfigForm(forms.ModelForm):
+    base_url = forms.URLField(
+        label=_("base URL"), max_length=300, required=False, assume_scheme="https"
+    )
+
     class Meta:
         model = JudgeConfig
         fields = [

@@ -15,6 +15,7 @@ from judging.prompting import JudgeRequest
 # The SDK logs request details at DEBUG; keep it quiet so nothing near a key is logged.
 logging.getLogger("openai").setLevel(logging.WARNING)
 logging.getLogger("httpx").setLevel(logging.WARNING)
+logging.getLogger("httpx2").setLevel(logging.WARNING)  # the client openai 3.x ships with
 
 NO_KEY = "no-key-needed"
 

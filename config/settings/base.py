@@ -143,6 +143,10 @@ SPECTACULAR_SETTINGS = {
         "ResponseSourceEnum": "annotation.models.Response.Source",
         "SystemKindEnum": "annotation.models.System.Kind",
         "PromptKindEnum": "judging.models.PromptTemplate.Kind",
+        # Three models have a "status": naming each keeps the judge run's enum StatusEnum.
+        "StatusEnum": "judging.models.JudgeRun.Status",
+        "ReviewRoundStatusEnum": "annotation.models.ReviewRound.Status",
+        "AssignmentStatusEnum": "annotation.models.Assignment.Status",
     },
 }
 
@@ -172,4 +176,3 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
     "loggers": {"django.db.backends": {"level": "INFO"}},
 }
-FORMS_URLFIELD_ASSUME_HTTPS = True  # Django 6 behaviour now: no warning per form

@@ -1,0 +1,217 @@
+"""Input and output shapes of the coordinators' review API."""
+
+import math
+
+from django.contrib.auth import get_user_model
+from django.db.models import Q
+from django.utils.translation import gettext as _
+from rest_framework import serializers
+
+from annotation.models import (
+    Adjudication,
+    Assignment,
+    Benchmark,
+    ReferenceAnswer,
+    ReviewItem,
+    ReviewRound,
+    System,
+)
+from leaderboard.stats.consensus import MAJORITY, NO_VOTES, TIE
+
+INT32 = 2**31 - 1
+User = get_user_model()
+
+
+def _annotators():
+    """Users who may annotate: the only ones a round's pool may hold."""
+    return (
+        User.objects.filter(
+            Q(groups__permissions__codename="annotate") | Q(user_permissions__codename="annotate"),
+            is_active=True,
+        )
+        .distinct()
+        .order_by("username")
+    )
+
+
+def _finite(value: float) -> float:
+    if not math.isfinite(value):
+        raise serializers.ValidationError(_("Give a number."))
+    return value
+
+
+# Output ---------------------------------------------------------------------------------
+
+
+class ManagedAssignmentOutput(serializers.ModelSerializer):
+    code = serializers.CharField(source="item.code")
+    expert = serializers.CharField(source="expert.username")
+
+    class Meta:
+        model = Assignment
+        fields = ["id", "code", "expert", "status", "revision", "started", "submitted"]
+
+
+class ManagedItemOutput(serializers.ModelSerializer):
+    question_id = serializers.CharField(source="response.case.external_id")
+    system = serializers.CharField(source="response.system.name")
+    assignments = ManagedAssignmentOutput(many=True)
+
+    class Meta:
+        model = ReviewItem
+        fields = [
+            "id",
+            "code",
+            "question_id",
+            "system",
+            "is_reference",
+            "assigned_count",
+            "assignments",
+        ]
+
+
+class ManagedRoundOutput(serializers.ModelSerializer):
+    benchmark = serializers.CharField(source="benchmark.slug")
+    systems = serializers.SlugRelatedField(slug_field="name", many=True, read_only=True)
+    experts = serializers.SlugRelatedField(slug_field="username", many=True, read_only=True)
+    created_by = serializers.CharField(source="created_by.username", default=None)
+    item_count = serializers.IntegerField()
+
+    class Meta:
+        model = ReviewRound
+        fields = [
+            "id",
+            "name",
+            "benchmark",
+            "systems",
+            "experts",
+            "fraction",
+            "seed",
+            "raters_per_item",
+            "max_items_per_expert",
+            "deadline",
+            "fast_answer_seconds",
+            "is_calibration",
+            "status",
+            "created_by",
+            "created",
+            "item_count",
+        ]
+
+
+class ManagedRoundDetailOutput(ManagedRoundOutput):
+    items = ManagedItemOutput(many=True)
+
+    class Meta(ManagedRoundOutput.Meta):
+        fields = [*ManagedRoundOutput.Meta.fields, "items"]
+
+
+class RoundExtendOutput(serializers.Serializer):
+    added = serializers.IntegerField(help_text="items added to the sample")
+    round = ManagedRoundOutput()
+
+
+class GuidelineOutput(serializers.Serializer):
+    benchmark = serializers.CharField()
+    text = serializers.CharField(allow_blank=True)
+    updated = serializers.DateTimeField(allow_null=True)
+    updated_by = serializers.CharField(allow_null=True)
+
+
+class ReferenceAnswerOutput(serializers.ModelSerializer):
+    position = serializers.IntegerField(source="criterion.position")
+
+    class Meta:
+        model = ReferenceAnswer
+        fields = ["criterion", "position", "hit", "explanation"]
+
+
+class ReferenceItemOutput(serializers.Serializer):
+    item = serializers.IntegerField()
+    code = serializers.CharField()
+    is_reference = serializers.BooleanField()
+    answers = ReferenceAnswerOutput(many=True)
+
+
+class ConsensusUnitOutput(serializers.Serializer):
+    criterion = serializers.IntegerField()
+    position = serializers.IntegerField()
+    votes = serializers.IntegerField()
+    hits = serializers.IntegerField()
+    outcome = serializers.ChoiceField(choices=[MAJORITY, TIE, NO_VOTES])
+    label = serializers.BooleanField(allow_null=True, help_text="null unless a majority")
+
+
+class ConsensusItemOutput(serializers.Serializer):
+    item = serializers.IntegerField()
+    code = serializers.CharField()
+    criteria = ConsensusUnitOutput(many=True)
+
+
+class AdjudicationOutput(serializers.ModelSerializer):
+    by = serializers.CharField(source="by.username")
+
+    class Meta:
+        model = Adjudication
+        fields = ["id", "item", "criterion", "decision", "note", "by", "created"]
+
+
+# Input ----------------------------------------------------------------------------------
+
+
+class RoundCreateInput(serializers.Serializer):
+    benchmark = serializers.SlugRelatedField(slug_field="slug", queryset=Benchmark.objects.all())
+    name = serializers.CharField(max_length=100)
+    systems = serializers.SlugRelatedField(
+        slug_field="name", queryset=System.objects.all(), many=True, allow_empty=False
+    )
+    experts = serializers.SlugRelatedField(
+        slug_field="username", queryset=_annotators(), many=True, help_text="usernames"
+    )
+    fraction = serializers.FloatField(default=0.3, validators=[_finite])
+    seed = serializers.IntegerField(default=20251, min_value=-INT32 - 1, max_value=INT32)
+    raters_per_item = serializers.IntegerField(default=3, max_value=32767)
+    max_items_per_expert = serializers.IntegerField(
+        default=0, min_value=0, max_value=INT32, help_text="0: an even share"
+    )
+    deadline = serializers.DateField(allow_null=True, default=None)
+    is_calibration = serializers.BooleanField(default=False)
+
+
+class RoundExtendInput(serializers.Serializer):
+    fraction = serializers.FloatField(max_value=1.0, validators=[_finite])
+
+
+class RoundStatusInput(serializers.Serializer):
+    status = serializers.ChoiceField(choices=ReviewRound.Status.choices)
+
+
+class ReassignInput(serializers.Serializer):
+    expert = serializers.SlugRelatedField(
+        slug_field="username", queryset=User.objects.all(), help_text="username"
+    )
+
+
+class GuidelineInput(serializers.Serializer):
+    text = serializers.CharField(max_length=100_000)
+
+
+class ReferenceAnswerInput(serializers.Serializer):
+    criterion = serializers.IntegerField()
+    hit = serializers.BooleanField()
+    explanation = serializers.CharField(allow_blank=True, default="", max_length=5000)
+
+
+class ReferencesInput(serializers.Serializer):
+    answers = ReferenceAnswerInput(many=True, help_text="one per criterion of the item")
+
+
+class AdjudicationInput(serializers.Serializer):
+    criterion = serializers.IntegerField(
+        allow_null=True, default=None, help_text="null: a note on the whole item"
+    )
+    decision = serializers.BooleanField(allow_null=True, default=None)
+    note = serializers.CharField(allow_blank=True, default="", max_length=5000)
+
+
+# Helpers --------------------------------------------------------------------------------

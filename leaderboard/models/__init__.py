@@ -1,0 +1,3 @@
+from leaderboard.models.gate import GateEvaluation, GatePolicy, LeaderboardSnapshot
+
+__all__ = ["GateEvaluation", "GatePolicy", "LeaderboardSnapshot"]

@@ -1,0 +1,77 @@
+from django.conf import settings
+from django.core.validators import MaxValueValidator, MinValueValidator
+from django.db import models
+from django.utils.translation import gettext_lazy as _
+
+from annotation.models import Benchmark, ReviewRound
+from judging.models import JudgeConfig, JudgeRun
+
+
+class GatePolicy(models.Model):
+    """How a benchmark decides whether a judge may be trusted."""
+
+    class Rule(models.TextChoices):
+        POINT = "point", _("point estimate >= threshold (the method's rule)")
+        LOWER_BOUND = "lower_bound", _("lower bound of the 95% interval >= threshold")
+
+    benchmark = models.OneToOneField(
+        Benchmark, on_delete=models.CASCADE, related_name="gate_policy"
+    )
+    threshold = models.FloatField(
+        _("agreement threshold"),
+        default=0.75,
+        validators=[MinValueValidator(0.5), MaxValueValidator(1.0)],
+    )
+    rule = models.CharField(_("rule"), max_length=12, choices=Rule.choices, default=Rule.POINT)
+
+    def __str__(self) -> str:
+        return f"gate of {self.benchmark_id}: {self.rule} {self.threshold}"
+
+
+class GateEvaluation(models.Model):
+    """One evaluation of the gate, with the numbers it saw. Never edited."""
+
+    benchmark = models.ForeignKey(Benchmark, on_delete=models.CASCADE, related_name="+")
+    round = models.ForeignKey(ReviewRound, on_delete=models.PROTECT, related_name="+")
+    run = models.ForeignKey(JudgeRun, on_delete=models.PROTECT, related_name="gate_evaluations")
+    config = models.ForeignKey(JudgeConfig, on_delete=models.PROTECT, related_name="+")
+    threshold = models.FloatField()
+    rule = models.CharField(max_length=12, choices=GatePolicy.Rule.choices)
+    passed = models.BooleanField()
+    units = models.PositiveIntegerField()
+    agreement = models.FloatField(null=True)
+    lower_bound = models.FloatField(null=True)
+    upper_bound = models.FloatField(null=True)
+    report = models.JSONField()
+    evaluated_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True
+    )
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created", "-pk"]
+
+    def __str__(self) -> str:
+        return f"gate {'passed' if self.passed else 'failed'} for run {self.run_id}"
+
+
+class LeaderboardSnapshot(models.Model):
+    """A published leaderboard: the numbers it showed and the gate evaluation behind it."""
+
+    benchmark = models.ForeignKey(Benchmark, on_delete=models.CASCADE, related_name="+")
+    run = models.ForeignKey(JudgeRun, on_delete=models.PROTECT, related_name="+")
+    gate = models.ForeignKey(GateEvaluation, on_delete=models.PROTECT, related_name="+")
+    profile = models.CharField(max_length=20)
+    rows = models.JSONField()
+    published_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT)
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created", "-pk"]
+        permissions = [
+            ("publish_leaderboard", _("Can publish leaderboards")),
+            ("export_data", _("Can export research data")),
+        ]
+
+    def __str__(self) -> str:
+        return f"leaderboard {self.pk} of {self.benchmark_id}"

@@ -1,0 +1,149 @@
+from django.contrib import messages
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_POST
+
+from accounts.access import permission_needed
+from annotation.models import ReviewRound
+from annotation.selectors.benchmarks import benchmark_get
+from judging.models import JudgeRun
+from judging.scoring import Profile
+from judging.selectors.scores import latest_finished_run, leaderboard_rows
+from leaderboard.agreement import GateRule, agreement_report
+from leaderboard.models import GateEvaluation, LeaderboardSnapshot
+from leaderboard.selectors.agreement import agreement_units
+from leaderboard.services.gate import (
+    PublishRefused,
+    gate_evaluate,
+    gate_policy,
+    leaderboard_publish,
+)
+
+VIEW = "annotation.view_consensus"
+PUBLISH = "leaderboard.publish_leaderboard"
+
+
+def _choices(benchmark, request):
+    rounds = ReviewRound.objects.filter(benchmark=benchmark).order_by("-created")
+    runs = JudgeRun.objects.filter(
+        benchmark=benchmark, kind=JudgeRun.Kind.JUDGE, status=JudgeRun.Status.FINISHED
+    ).select_related("config")
+    round_id, run_id = request.GET.get("round", ""), request.GET.get("run", "")
+    round_ = rounds.filter(pk=int(round_id)).first() if round_id.isdigit() else rounds.first()
+    run = runs.filter(pk=int(run_id)).first() if run_id.isdigit() else runs.first()
+    return rounds, runs, round_, run
+
+
+@permission_needed(VIEW)
+def agreement_page(request: HttpRequest, slug: str) -> HttpResponse:
+    benchmark = benchmark_get(slug=slug)
+    rounds, runs, round_, run = _choices(benchmark, request)
+    policy = gate_policy(benchmark=benchmark)
+    report = None
+    if round_ and run:
+        report = agreement_report(
+            agreement_units(round_=round_, run=run),
+            threshold=policy.threshold,
+            rule=GateRule(policy.rule),
+        )
+    evaluations = GateEvaluation.objects.filter(benchmark=benchmark).select_related(
+        "run", "round", "evaluated_by"
+    )[:20]
+    return render(
+        request,
+        "leaderboard/agreement.html",
+        {
+            "benchmark": benchmark,
+            "rounds": rounds,
+            "runs": runs,
+            "round": round_,
+            "run": run,
+            "report": report,
+            "policy": policy,
+            "evaluations": evaluations,
+            "chart": _chart(report) if report else None,
+        },
+    )
+
+
+def _chart(report: dict) -> dict:
+    abilities = report["by_ability"]
+    return {
+        "labels": list(abilities),
+        "agreement": [row["percent_agreement"] for row in abilities.values()],
+        "low": [(row["wilson_95"] or [None])[0] for row in abilities.values()],
+        "high": [(row["wilson_95"] or [None, None])[1] for row in abilities.values()],
+        "threshold": report["gate"]["threshold"],
+        "legend": _("agreement with the human majority"),
+    }
+
+
+@permission_needed(VIEW)
+@require_POST
+def gate_record(request: HttpRequest, slug: str) -> HttpResponse:
+    benchmark = benchmark_get(slug=slug)
+    round_ = get_object_or_404(ReviewRound, pk=request.POST.get("round"), benchmark=benchmark)
+    run = get_object_or_404(JudgeRun, pk=request.POST.get("run"), benchmark=benchmark)
+    evaluation = gate_evaluate(round_=round_, run=run, user=request.user)
+    if evaluation.passed:
+        messages.success(request, _("Gate evaluation recorded: passed."))
+    else:
+        messages.warning(request, _("Gate evaluation recorded: not passed."))
+    return redirect(f"{reverse('agreement', args=[slug])}?round={round_.pk}&run={run.pk}")
+
+
+@permission_needed("annotation.view_benchmark")
+def leaderboard_page(request: HttpRequest, slug: str) -> HttpResponse:
+    benchmark = benchmark_get(slug=slug)
+    profile = request.GET.get("profile", Profile.HEARTBENCH)
+    if profile not in {p.value for p in Profile}:
+        profile = Profile.HEARTBENCH
+    run_id = request.GET.get("run", "")
+    run = (
+        get_object_or_404(JudgeRun, pk=int(run_id), benchmark=benchmark)
+        if run_id.isdigit()
+        else latest_finished_run(benchmark=benchmark)
+    )
+    rows = leaderboard_rows(run=run, profile=profile) if run else []
+    snapshots = LeaderboardSnapshot.objects.filter(benchmark=benchmark).select_related(
+        "gate", "run", "published_by"
+    )[:10]
+    return render(
+        request,
+        "leaderboard/leaderboard.html",
+        {
+            "benchmark": benchmark,
+            "run": run,
+            "rows": rows,
+            "profile": str(profile),
+            "profiles": [p.value for p in Profile],
+            "snapshots": snapshots,
+        },
+    )
+
+
+@permission_needed(PUBLISH)
+@require_POST
+def leaderboard_publish_view(request: HttpRequest, slug: str) -> HttpResponse:
+    benchmark = benchmark_get(slug=slug)
+    run = get_object_or_404(JudgeRun, pk=request.POST.get("run"), benchmark=benchmark)
+    try:
+        snapshot = leaderboard_publish(
+            run=run, profile=request.POST.get("profile", Profile.HEARTBENCH), user=request.user
+        )
+    except PublishRefused as exc:
+        messages.error(request, str(exc))
+        return redirect("leaderboard", slug=slug)
+    return redirect("leaderboard-snapshot", slug=slug, snapshot_id=snapshot.pk)
+
+
+@permission_needed("annotation.view_benchmark")
+def snapshot_page(request: HttpRequest, slug: str, snapshot_id: int) -> HttpResponse:
+    snapshot = get_object_or_404(
+        LeaderboardSnapshot.objects.select_related("gate", "run", "benchmark", "published_by"),
+        pk=snapshot_id,
+        benchmark__slug=slug,
+    )
+    return render(request, "leaderboard/snapshot.html", {"snapshot": snapshot})

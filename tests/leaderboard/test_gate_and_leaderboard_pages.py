@@ -1,0 +1,52 @@
+import pytest
+from django.urls import reverse
+
+from leaderboard.models import GateEvaluation, GatePolicy, LeaderboardSnapshot
+from tests.conftest import client_for
+from tests.leaderboard.test_agreement_report import data  # noqa: F401 - the shared fixture
+
+pytestmark = pytest.mark.django_db
+
+
+def test_agreement_page_shows_the_gate_and_records_an_evaluation(data, researcher):  # noqa: F811
+    round_, run = data
+    client = client_for(researcher)
+    page = client.get(reverse("agreement", args=["hb"]), {"round": round_.pk, "run": run.pk})
+    body = page.content.decode()
+    assert "Gate passed" in body and '<strong id="agreement-value">75%' in body
+    assert 'id="agreement-chart-data"' in body
+    client.post(reverse("gate-record", args=["hb"]), {"round": round_.pk, "run": run.pk})
+    evaluation = GateEvaluation.objects.get()
+    assert evaluation.passed and evaluation.units == 8 and evaluation.agreement == 0.75
+    assert evaluation.evaluated_by == researcher and evaluation.rule == "point"
+
+
+def test_publishing_needs_a_passed_gate(data, coordinator, researcher):  # noqa: F811
+    round_, run = data
+    client = client_for(coordinator)
+    url = reverse("leaderboard-publish", args=["hb"])
+    response = client.post(url, {"run": run.pk, "profile": "heartbench"}, follow=True)
+    assert "has not been checked against the experts yet" in response.content.decode()
+    GatePolicy.objects.create(benchmark=run.benchmark, threshold=0.8)
+    client.post(reverse("gate-record", args=["hb"]), {"round": round_.pk, "run": run.pk})
+    refused = client.post(url, {"run": run.pk, "profile": "heartbench"}, follow=True)
+    assert "The judge failed the gate: agreement 75.0% on 8 units, threshold 80%" in (
+        refused.content.decode()
+    )
+    assert not LeaderboardSnapshot.objects.exists()
+    GatePolicy.objects.filter(benchmark=run.benchmark).update(threshold=0.75)
+    client.post(reverse("gate-record", args=["hb"]), {"round": round_.pk, "run": run.pk})
+    published = client.post(url, {"run": run.pk, "profile": "heartbench"}, follow=True)
+    snapshot = LeaderboardSnapshot.objects.get()
+    assert snapshot.gate.passed and snapshot.rows[0]["system"] == "Sys"
+    assert "Validated: <strong>75%</strong> agreement with the expert majority (n = 8" in (
+        published.content.decode()
+    )
+    assert client_for(researcher).post(url, {"run": run.pk}).status_code == 403
+
+
+def test_leaderboard_page_is_marked_unpublished_and_refuses_experts(data, coordinator, expert):  # noqa: F811
+    body = client_for(coordinator).get(reverse("leaderboard", args=["hb"])).content.decode()
+    assert "not published" in body and "Sys" in body
+    assert client_for(expert).get(reverse("leaderboard", args=["hb"])).status_code == 403
+    assert client_for(expert).get(reverse("agreement", args=["hb"])).status_code == 403
