@@ -6,7 +6,7 @@ so a task taken over after its lane died is written once, by its new lane.
 import random
 import secrets
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import timedelta
 
 from django.db import transaction
@@ -33,6 +33,8 @@ class Lane:
     token: str
     min_interval: float  # seconds between this lane's calls (its share of the rpm limit)
     last_call: float = 0.0
+    # Rubric versions never change, so a lane loads each one's criteria once.
+    criteria: dict[int, list] = field(default_factory=dict)
 
 
 def lane_for(run: JudgeRun) -> Lane:
@@ -46,12 +48,15 @@ def lane_for(run: JudgeRun) -> Lane:
     )
 
 
-def _prompt_criteria(task: JudgeTask) -> list[Criterion]:
-    return list(
-        Criterion.objects.filter(rubric_version_id=task.rubric_version_id)
-        .select_related("ability")
-        .order_by("position")
-    )
+def _prompt_criteria(task: JudgeTask, lane: Lane) -> list[Criterion]:
+    version = task.rubric_version_id
+    if version not in lane.criteria:
+        lane.criteria[version] = list(
+            Criterion.objects.filter(rubric_version_id=version)
+            .select_related("ability")
+            .order_by("position")
+        )
+    return lane.criteria[version]
 
 
 def task_execute(*, run: JudgeRun, task: JudgeTask, lane: Lane) -> None:
@@ -61,7 +66,7 @@ def task_execute(*, run: JudgeRun, task: JudgeTask, lane: Lane) -> None:
         return
     snapshot = run.settings_snapshot
     task = JudgeTask.objects.select_related("response__case").get(pk=task.pk)
-    criteria = _prompt_criteria(task)
+    criteria = _prompt_criteria(task, lane)
     request = build_judge_request(
         system_text=run.prompt.system_text,
         user_text=run.prompt.user_text,
@@ -82,7 +87,6 @@ def task_execute(*, run: JudgeRun, task: JudgeTask, lane: Lane) -> None:
     digest = request_hash(model=snapshot["model"], request=request, settings=sampling)
     if not run.fresh_calls and _reuse_cached(task=task, digest=digest, criteria=criteria):
         return
-    JudgeTask.objects.filter(pk=task.pk).update(request_hash=digest)
     result = _call(run=run, task=task, lane=lane, request=request)
     if result is None:
         return
@@ -201,6 +205,7 @@ def _attempt_succeeded(
             status=JudgeTask.Status.DONE,
             finished=timezone.now(),
             lease_token="",
+            request_hash=digest,  # written with the result: the cache reads finished tasks
             reasoning=reply.analysis,
             last_error="",
             prompt_tokens=F("prompt_tokens") + result.prompt_tokens,

@@ -19,7 +19,8 @@ from judging.models import JudgeLane, JudgeRun, JudgeTask
 from judging.services.execution import lane_for, task_execute
 
 LEASE_MARGIN_SECONDS = 10
-IDLE_POLL_SECONDS = 1.0
+IDLE_POLL_SECONDS = 0.2
+STATUS_CHECK_SECONDS = 1.0  # how soon a lane notices a pause or a cancel
 
 
 def lease_seconds(run: JudgeRun) -> float:
@@ -61,17 +62,24 @@ def lane_run(*, run_id: int, max_seconds: float | None = None) -> str:
     if not lane_slot_take(run=run, token=lane.token):
         connection.close()
         return "surplus"
+    checked = renewed = time.monotonic()
+    renew_every = lease_seconds(run) / 3
     try:
         while True:
-            if not JudgeRun.objects.filter(pk=run_id, status=JudgeRun.Status.RUNNING).exists():
-                return "stopped"
-            if max_seconds is not None and time.monotonic() - started > max_seconds:
+            now = time.monotonic()
+            if now - checked >= STATUS_CHECK_SECONDS:
+                checked = now
+                if not JudgeRun.objects.filter(pk=run_id, status=JudgeRun.Status.RUNNING).exists():
+                    return "stopped"
+            if max_seconds is not None and now - started > max_seconds:
                 return "timeout"
             claimed = task_claim(run=run, token=lane.token)
             if claimed is None:
                 run_finish_if_complete(run_id=run_id)
                 return "finished"
-            _lane_slot_renew(run=run, token=lane.token)
+            if now - renewed >= renew_every:
+                renewed = now
+                _lane_slot_renew(run=run, token=lane.token)
             if isinstance(claimed, float):
                 time.sleep(claimed)
                 continue
