@@ -5,6 +5,11 @@ from leaderboard.views import agreement
 urlpatterns = [
     path("benchmarks/<slug:slug>/agreement/", agreement.agreement_page, name="agreement"),
     path("benchmarks/<slug:slug>/agreement/gate/", agreement.gate_record, name="gate-record"),
+    path(
+        "benchmarks/<slug:slug>/agreement/disagreements/",
+        agreement.disagreement_page,
+        name="disagreements",
+    ),
     path("benchmarks/<slug:slug>/leaderboard/", agreement.leaderboard_page, name="leaderboard"),
     path(
         "benchmarks/<slug:slug>/leaderboard/publish/",

@@ -66,3 +66,60 @@ def agreement_units(*, round_: ReviewRound, run: JudgeRun) -> list[Unit]:
                 )
             )
     return units
+
+
+def disagreements(
+    *, round_: ReviewRound, run: JudgeRun, units: list[Unit], filters: dict[str, str]
+) -> list[dict]:
+    """Units where the judge and the human majority differ, with the judge's reasoning, the
+    experts' notes and the criterion text, so a researcher can see whether the differences
+    are systematic. Three queries beyond the units."""
+    from leaderboard.stats import majority
+
+    chosen = []
+    for unit in units:
+        verdict = majority([hit for _, hit in unit.votes])
+        if unit.judge is None or not verdict.is_majority or unit.judge == verdict.label:
+            continue
+        direction = "judge_only" if unit.judge else "human_only"
+        if filters.get("direction") and filters["direction"] != direction:
+            continue
+        if any(
+            filters.get(name) and filters[name] != getattr(unit, name)
+            for name in ("ability", "system", "difficulty")
+        ):
+            continue
+        chosen.append((unit, direction))
+    keys = {(u.response, u.criterion) for u, _ in chosen}
+    texts = dict(Criterion.objects.filter(pk__in={c for _, c in keys}).values_list("pk", "text"))
+    reasoning = {
+        (response, criterion): text
+        for response, criterion, text in Verdict.objects.filter(
+            task__run=run, task__response_id__in={r for r, _ in keys}
+        ).values_list("task__response_id", "criterion_id", "reasoning")
+        if (response, criterion) in keys
+    }
+    pseudonym = rater_pseudonyms(round_=round_)
+    notes: dict[tuple[int, int], list[str]] = defaultdict(list)
+    for response, criterion, expert, hit, note in (
+        current_votes(round_=round_)
+        .filter(assignment__item__response_id__in={r for r, _ in keys})
+        .exclude(note="")
+        .values_list(
+            "assignment__item__response_id", "criterion_id", "assignment__expert_id", "hit", "note"
+        )
+    ):
+        if (response, criterion) in keys:
+            label = "hit" if hit else "miss"
+            notes[(response, criterion)].append(f"{pseudonym.get(expert, '?')} ({label}): {note}")
+    return [
+        {
+            "unit": unit,
+            "direction": direction,
+            "criterion": texts.get(unit.criterion, ""),
+            "reasoning": reasoning.get((unit.response, unit.criterion), ""),
+            "notes": notes.get((unit.response, unit.criterion), []),
+            "hits": sum(hit for _, hit in unit.votes),
+        }
+        for unit, direction in chosen
+    ]

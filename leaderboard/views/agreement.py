@@ -13,7 +13,7 @@ from judging.scoring import Profile
 from judging.selectors.scores import latest_finished_run, leaderboard_rows
 from leaderboard.agreement import GateRule, agreement_report
 from leaderboard.models import GateEvaluation, LeaderboardSnapshot
-from leaderboard.selectors.agreement import agreement_units
+from leaderboard.selectors.agreement import agreement_units, disagreements
 from leaderboard.services.gate import (
     PublishRefused,
     gate_evaluate,
@@ -78,6 +78,35 @@ def _chart(report: dict) -> dict:
         "threshold": report["gate"]["threshold"],
         "legend": _("agreement with the human majority"),
     }
+
+
+@permission_needed(VIEW)
+def disagreement_page(request: HttpRequest, slug: str) -> HttpResponse:
+    benchmark = benchmark_get(slug=slug)
+    rounds, runs, round_, run = _choices(benchmark, request)
+    filters = {
+        name: request.GET.get(name, "") for name in ("ability", "system", "difficulty", "direction")
+    }
+    rows, units = [], []
+    if round_ and run:
+        units = agreement_units(round_=round_, run=run)
+        rows = disagreements(round_=round_, run=run, units=units, filters=filters)
+    return render(
+        request,
+        "leaderboard/disagreements.html",
+        {
+            "benchmark": benchmark,
+            "rounds": rounds,
+            "runs": runs,
+            "round": round_,
+            "run": run,
+            "rows": rows[:500],
+            "total": len(rows),
+            "filters": filters,
+            "abilities": sorted({u.ability for u in units}),
+            "systems": sorted({u.system for u in units}),
+        },
+    )
 
 
 @permission_needed(VIEW)

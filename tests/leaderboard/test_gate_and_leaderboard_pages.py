@@ -50,3 +50,15 @@ def test_leaderboard_page_is_marked_unpublished_and_refuses_experts(data, coordi
     assert "not published" in body and "Sys" in body
     assert client_for(expert).get(reverse("leaderboard", args=["hb"])).status_code == 403
     assert client_for(expert).get(reverse("agreement", args=["hb"])).status_code == 403
+
+
+def test_the_disagreement_browser_lists_each_difference_with_reasons(data, researcher):  # noqa: F811
+    round_, run = data
+    url = reverse("disagreements", args=["hb"])
+    page = client_for(researcher).get(url, {"round": round_.pk, "run": run.pk})
+    body = page.content.decode()
+    assert "2 disagreements" in body  # c1 criterion 3 (judge only), c2 criterion 2 (human only)
+    judge_only = client_for(researcher).get(
+        url, {"round": round_.pk, "run": run.pk, "direction": "judge_only"}
+    )
+    assert "1 disagreement" in judge_only.content.decode()
