@@ -1,7 +1,10 @@
 from django.contrib import admin
 from django.urls import include, path
 
+from config.health import healthz
+
 urlpatterns = [
+    path("healthz", healthz, name="healthz"),
     path("", include("accounts.urls")),
     path("", include("annotation.urls")),
     path("", include("judging.urls")),
