@@ -16,7 +16,7 @@ $(STAMP): requirements.txt requirements-dev.txt
 install: $(STAMP)
 
 var:
-	mkdir -p var/broker var/broker-processed var/staticfiles
+	mkdir -p var/broker var/broker-processed var/broker-control var/staticfiles
 
 migrate: install var
 	$(BIN)/python manage.py migrate --noinput

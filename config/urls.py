@@ -9,6 +9,7 @@ urlpatterns = [
     path("", include("annotation.urls")),
     path("", include("judging.urls")),
     path("", include("leaderboard.urls")),
+    path("", include("leaderboard.export_urls")),
     path("api/", include("config.api_urls")),
     path("i18n/", include("django.conf.urls.i18n")),
     path("admin/", admin.site.urls),

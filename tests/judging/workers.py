@@ -32,12 +32,13 @@ class Broker:
         self.folder = folder
         self.options = {}
         if self.url.startswith("filesystem://"):
-            for name in ("broker", "broker-processed"):
+            for name in ("broker", "broker-processed", "broker-control"):
                 (folder / name).mkdir(parents=True, exist_ok=True)
             self.options = {
                 "data_folder_in": str(folder / "broker"),
                 "data_folder_out": str(folder / "broker"),
                 "processed_folder": str(folder / "broker-processed"),
+                "control_folder": str(folder / "broker-control"),
                 "store_processed": False,
             }
 
