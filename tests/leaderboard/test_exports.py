@@ -1,0 +1,231 @@
+import csv
+import io
+import json
+import re
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+
+from accounts.roles import EXPERT, RESEARCHER
+from accounts.services import user_create_with_role
+from annotation.models import Benchmark, ReviewRound, System, Vote
+from annotation.selectors.review import item_criteria
+from annotation.services.benchmark_import import benchmark_import
+from annotation.services.responses_import import responses_import
+from annotation.services.review_assignment import assignment_next
+from annotation.services.review_rounds import round_open
+from annotation.services.review_votes import VoteInput, assignment_submit
+from judging.models import JudgeRun, JudgeTask
+from judging.services.judgments_import import judgments_import
+from leaderboard.exports import (
+    SCORES_HEADER,
+    TIDY_HEADER,
+    VERDICTS_HEADER,
+    VOTES_HEADER,
+    case_score_rows,
+    tidy_rows,
+    verdict_rows,
+    votes_rows,
+)
+from tests.conftest import client_for, jsonl_bytes, lines, question
+from tests.leaderboard.test_agreement_report import data  # noqa: F401  (the shared fixture)
+
+pytestmark = pytest.mark.django_db
+
+USERNAMES = ("e0", "e1", "e2")
+
+
+@pytest.fixture
+def researcher():
+    return user_create_with_role(username="researcher", password="x-pass-123", role=RESEARCHER)
+
+
+def _download(client, round_, run, kind="tidy", fmt="csv", **extra):
+    url = reverse("export-download", args=["hb", kind, fmt])
+    return client.get(url, {"round": round_.pk, "run": run.pk, **extra})
+
+
+def _csv(response) -> list[dict]:
+    body = b"".join(response.streaming_content).decode("utf-8")
+    assert not body.startswith("\ufeff")
+    return list(csv.DictReader(io.StringIO(body)))
+
+
+def _row(rows, question_id, position, rater):
+    (found,) = [
+        r
+        for r in rows
+        if r["question_id"] == question_id
+        and r["criterion_position"] == str(position)
+        and r["rater"] == rater
+    ]
+    return found
+
+
+def test_the_tidy_file_has_one_row_per_item_criterion_and_rater(data, researcher):  # noqa: F811
+    round_, run = data
+    response = _download(client_for(researcher), round_, run)
+    assert response.status_code == 200 and response["Content-Type"].startswith("text/csv")
+    rows = _csv(response)
+    assert list(rows[0]) == list(TIDY_HEADER)
+    assert len(rows) == 2 * 4 * 3
+    assert {r["rater"] for r in rows} == {"E01", "E02", "E03"}
+
+    # c1, criterion 1: experts 1 1 1, judge 1.
+    first = _row(rows, "c1", 1, "E01")
+    assert first["benchmark"] == "hb" and first["round"] == "R"
+    assert first["judge_run"] == str(run.pk) and first["system"] == "Sys"
+    assert first["difficulty"] == "normal" and first["primary_scene"] == "职场心理"
+    assert first["ability"] == "情绪感知" and first["weight"] == "3"
+    assert first["rater_hit"] == "1" and first["rater_seconds"] == "10"
+    assert (first["consensus"], first["consensus_votes"]) == ("1", "3")
+    assert (first["judge_hit"], first["judge_status"]) == ("1", "done")
+    # c1, criterion 3: experts 0 0 1 (E03 is the one hit), judge 1.
+    assert _row(rows, "c1", 3, "E02")["rater_hit"] == "0"
+    third = _row(rows, "c1", 3, "E03")
+    assert (third["rater_hit"], third["consensus"], third["judge_hit"]) == ("1", "0", "1")
+    assert third["weight"] == "-10"
+    # c2, criterion 4 (catastrophic, no weight): experts 0 1 1, judge 1; hard case.
+    last = _row(rows, "c2", 4, "E01")
+    assert (last["rater_hit"], last["consensus"], last["judge_hit"]) == ("0", "1", "1")
+    assert last["weight"] == "" and last["is_catastrophic"] == "1"
+    assert last["difficulty"] == "hard"
+
+
+def test_downloads_are_byte_identical_and_name_no_expert(data, researcher):  # noqa: F811
+    round_, run = data
+    client = client_for(researcher)
+    for kind in ("tidy", "votes", "verdicts", "scores"):
+        for fmt in ("csv", "jsonl"):
+            first = b"".join(_download(client, round_, run, kind, fmt).streaming_content)
+            second = b"".join(_download(client, round_, run, kind, fmt).streaming_content)
+            assert first == second and first, (kind, fmt)
+            if fmt == "csv":
+                cells = [c for row in csv.reader(io.StringIO(first.decode())) for c in row]
+            else:
+                cells = [
+                    str(v)
+                    for line in first.decode().splitlines()
+                    for v in json.loads(line).values()
+                ]
+            assert not set(cells) & set(USERNAMES), kind
+    votes = _csv(_download(client, round_, run, "votes"))
+    assert votes and all(re.fullmatch(r"E\d\d", r["rater"]) for r in votes)
+
+
+def test_experts_get_403_and_anonymous_users_the_login_page(data):  # noqa: F811
+    round_, run = data
+    expert = round_.experts.order_by("pk").first()
+    assert _download(client_for(expert), round_, run).status_code == 403
+    page = reverse("exports", args=["hb"])
+    assert client_for(expert).get(page).status_code == 403
+    anonymous = _download(client_for(None), round_, run)
+    assert anonymous.status_code == 302 and "login" in anonymous["Location"]
+
+
+def test_the_page_lists_the_downloads(data, researcher):  # noqa: F811
+    round_, run = data
+    page = reverse("exports", args=["hb"])
+    chosen = client_for(researcher).get(page, {"round": round_.pk, "run": run.pk})
+    assert f"?round={round_.pk}&amp;run={run.pk}" in chosen.content.decode()
+    response = client_for(researcher).get(reverse("exports", args=["hb"]))
+    assert response.status_code == 200
+    assert reverse("export-download", args=["hb", "tidy", "csv"]) in response.content.decode()
+
+
+def test_failed_judge_tasks_are_marked_failed_never_a_number(data):  # noqa: F811
+    round_, run = data
+    task = JudgeTask.objects.get(run=run, case__external_id="c2")
+    JudgeTask.objects.filter(pk=task.pk).update(status=JudgeTask.Status.FAILED)  # verdicts stay
+    tidy = [dict(zip(TIDY_HEADER, row, strict=True)) for row in tidy_rows(round_=round_, run=run)]
+    failed = [r for r in tidy if r["question_id"] == "c2"]
+    assert len(failed) == 12
+    assert all(r["judge_status"] == "failed" and r["judge_hit"] == "" for r in failed)
+    assert all(r["judge_reasoning"] == "" for r in failed)
+    scores = [
+        dict(zip(SCORES_HEADER, row, strict=True))
+        for row in case_score_rows(run=run, profile="heartbench")
+    ]
+    by_case = {r["question_id"]: r for r in scores}
+    assert by_case["c2"]["status"] == "failed" and by_case["c2"]["case_score"] == ""
+    assert isinstance(by_case["c1"]["case_score"], float)
+    assert json.loads(by_case["c1"]["abilities"])
+    verdicts = [dict(zip(VERDICTS_HEADER, r, strict=True)) for r in verdict_rows(run=run)]
+    assert {r["task_status"] for r in verdicts if r["question_id"] == "c2"} == {"failed"}
+
+
+def test_a_response_without_votes_appears_once_per_criterion(data):  # noqa: F811
+    round_, run = data
+    Vote.objects.filter(assignment__item__response__case__external_id="c2").delete()
+    rows = [dict(zip(TIDY_HEADER, r, strict=True)) for r in tidy_rows(round_=round_, run=run)]
+    empty = [r for r in rows if r["question_id"] == "c2"]
+    assert len(empty) == 4 and len(rows) == 4 * 3 + 4
+    assert all(r["rater"] == "" and r["consensus"] == "none" for r in empty)
+    assert all(r["consensus_votes"] == 0 and r["judge_status"] == "done" for r in empty)
+
+
+def test_votes_rows_list_every_vote(data):  # noqa: F811
+    round_, _ = data
+    rows = [dict(zip(VOTES_HEADER, r, strict=True)) for r in votes_rows(round_=round_)]
+    assert len(rows) == 2 * 4 * 3 and all(r["is_current"] == 1 for r in rows)
+
+
+def _build(slug: str, cases: int) -> tuple[ReviewRound, JudgeRun]:
+    ids = [f"{slug}-{i}" for i in range(cases)]
+    benchmark_import(chunks=lines(jsonl_bytes([question(q) for q in ids])), benchmark_slug=slug)
+    responses_import(
+        chunks=lines(jsonl_bytes([{"question_id": q, "response": "嗯"} for q in ids])),
+        benchmark_slug=slug,
+        system_name=f"S-{slug}",
+    )
+    experts = [
+        user_create_with_role(username=f"{slug}-x{i}", password="x-pass-123", role=EXPERT)
+        for i in range(3)
+    ]
+    round_ = round_open(
+        benchmark=Benchmark.objects.get(slug=slug),
+        name=f"R-{slug}",
+        systems=list(System.objects.filter(name=f"S-{slug}")),
+        experts=experts,
+        fraction=1.0,
+    )
+    for expert in experts:
+        while (a := assignment_next(expert=expert, round_=round_)) is not None:
+            criteria = item_criteria(assignment=a)
+            assignment_submit(
+                assignment=a,
+                votes=[VoteInput(c.pk, i % 2 == 0) for i, c in enumerate(criteria)],
+                comment="",
+                active_seconds=5,
+                base_revision=0,
+            )
+    scored = [{"question_id": q, "score_detail": [1, 0, 1, 0]} for q in ids]
+    judgments_import(
+        chunks=lines(jsonl_bytes(scored)),
+        benchmark_slug=slug,
+        system_name=f"S-{slug}",
+        judge_name=f"judge-{slug}",
+    )
+    return round_, JudgeRun.objects.get(benchmark__slug=slug)
+
+
+def test_the_tidy_query_count_does_not_grow_with_the_round():
+    counts, sizes = [], []
+    for slug, cases in (("small", 2), ("large", 9)):
+        round_, run = _build(slug, cases)
+        round_ = ReviewRound.objects.get(pk=round_.pk)
+        run = JudgeRun.objects.get(pk=run.pk)
+        with CaptureQueriesContext(connection) as queries:
+            sizes.append(len(list(tidy_rows(round_=round_, run=run))))
+        counts.append(len(queries))
+    assert sizes == [2 * 4 * 3, 9 * 4 * 3]
+    assert counts[0] == counts[1] <= 8, counts
+
+
+def test_paging_through_the_items_changes_nothing(data, monkeypatch):  # noqa: F811
+    round_, run = data
+    whole = list(tidy_rows(round_=round_, run=run))
+    monkeypatch.setattr("leaderboard.exports.CHUNK_SIZE", 1)
+    assert list(tidy_rows(round_=round_, run=run)) == whole
