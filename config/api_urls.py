@@ -6,4 +6,5 @@ urlpatterns = [
     path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
     path("", include("annotation.api.urls")),
     path("", include("judging.api_urls")),
+    path("", include("leaderboard.api_urls")),
 ]

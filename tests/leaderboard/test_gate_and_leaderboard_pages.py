@@ -62,3 +62,19 @@ def test_the_disagreement_browser_lists_each_difference_with_reasons(data, resea
         url, {"round": round_.pk, "run": run.pk, "direction": "judge_only"}
     )
     assert "1 disagreement" in judge_only.content.decode()
+
+
+def test_the_report_and_the_leaderboard_over_the_api(data, researcher, expert):  # noqa: F811
+    from rest_framework.test import APIClient
+
+    round_, run = data
+    client = APIClient()
+    client.force_authenticate(researcher)
+    report = client.get(reverse("api-agreement", args=["hb"]), {"round": round_.pk, "run": run.pk})
+    assert report.status_code == 200 and report.json()["percent_agreement"] == 0.75
+    assert client.get(reverse("api-agreement", args=["hb"]), {"round": "x"}).status_code == 400
+    board = client.get(reverse("api-leaderboard", args=["hb"]), {"run": run.pk})
+    assert board.json()["systems"][0]["system"] == "Sys"
+    client.force_authenticate(expert)
+    denied = client.get(reverse("api-agreement", args=["hb"]), {"round": round_.pk, "run": run.pk})
+    assert denied.status_code == 403
