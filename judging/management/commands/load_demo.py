@@ -1,14 +1,16 @@
 from pathlib import Path
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
 from django.db import transaction
 
 from accounts.roles import COORDINATOR, EXPERT, RESEARCHER
 from accounts.services import user_create_with_role
-from annotation.models import System
+from annotation.models import Benchmark, ReviewRound, System
 from annotation.services.benchmark_import import benchmark_import
 from annotation.services.responses_import import responses_import
+from annotation.services.review_rounds import round_open
 from judging.models import JudgeConfig, PromptTemplate
 
 DEMO_DIR = Path(settings.BASE_DIR) / "fixtures" / "demo"
@@ -23,6 +25,7 @@ DEMO_USERS = [
 # `make run` starts the bundled simulator here (see the Procfile).
 SIMULATOR_URL = "http://127.0.0.1:8765/v1"
 SIMULATOR_CONFIG = "Simulated judge (demo)"
+DEMO_ROUND = "Demo round"
 BENCHMARKS = [
     ("demo", "Concord demo (中文)", "zh"),
     ("demo-en", "Concord demo (English)", "en"),
@@ -53,6 +56,7 @@ class Command(BaseCommand):
                         )
             for username, role in DEMO_USERS:
                 user_create_with_role(username=username, password=DEMO_PASSWORD, role=role)
+            self._demo_round()
             JudgeConfig.objects.get_or_create(
                 name=SIMULATOR_CONFIG,
                 defaults={
@@ -63,6 +67,24 @@ class Command(BaseCommand):
                     "is_simulated": True,
                 },
             )
-        self.stdout.write(f"Demo loaded. Logins (password for all: {DEMO_PASSWORD}):")
+        self.stdout.write(f"Demo loaded, with the review round {DEMO_ROUND!r}.")
+        self.stdout.write(f"Logins (password for all: {DEMO_PASSWORD}):")
         for username, role in DEMO_USERS:
             self.stdout.write(f"  {username:<12} {role}")
+
+    def _demo_round(self) -> None:
+        """A blind review round over 30% of the Chinese demo, three raters per item."""
+        if ReviewRound.objects.filter(name=DEMO_ROUND).exists():
+            return
+        experts = list(
+            get_user_model().objects.filter(
+                username__in=[name for name, role in DEMO_USERS if role == EXPERT]
+            )
+        )
+        round_open(
+            benchmark=Benchmark.objects.get(slug="demo"),
+            name=DEMO_ROUND,
+            systems=list(System.objects.filter(name__in=[name for _, name, _ in SYSTEMS])),
+            experts=experts,
+            fraction=0.3,
+        )
