@@ -42,9 +42,12 @@ def stratified_sample(
     share = {k: target * len(strata[k]) / available for k in keys}
     counts = {k: math.floor(share[k]) for k in keys}
     leftover = target - sum(counts.values())
-    for k in sorted(keys, key=lambda k: (-(share[k] - counts[k]), repr(k)))[:leftover]:
-        counts[k] += 1
     rng = random.Random(seed)
+    # Equal remainders (common with many small strata) are broken by the seeded draw, not
+    # by the strata's names: sorting names would favour e.g. "hard" over "normal".
+    tiebreak = {k: rng.random() for k in keys}
+    for k in sorted(keys, key=lambda k: (-(share[k] - counts[k]), tiebreak[k]))[:leftover]:
+        counts[k] += 1
     chosen: list[int] = []
     for k in keys:
         ids = sorted(strata[k])

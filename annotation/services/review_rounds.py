@@ -26,7 +26,7 @@ def _units(round_: ReviewRound):
     rows = (
         Response.objects.filter(case__benchmark=round_.benchmark, system__in=round_.systems.all())
         .annotate(version_id=latest_version_id_subquery("case"))
-        .values_list("pk", "case__difficulty", "case__scenario_id", "system_id", "version_id")
+        .values_list("pk", "case__difficulty", "case__scenario__primary", "system_id", "version_id")
     )
     versions = {}
     units = []
@@ -34,7 +34,9 @@ def _units(round_: ReviewRound):
         if version is None:
             continue  # a case without a rubric cannot be reviewed
         versions[pk] = version
-        units.append(Unit(pk, (difficulty, scenario or 0, system)))
+        # Strata by primary scene: secondary scenes are often one case each, too fine to
+        # draw a share from.
+        units.append(Unit(pk, (difficulty, scenario or "", system)))
     return units, versions
 
 

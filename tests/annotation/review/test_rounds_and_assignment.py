@@ -97,3 +97,11 @@ def test_an_unstarted_item_can_be_reassigned_by_hand(review_round, experts):
     moved.refresh_from_db()
     with pytest.raises(AssignmentRefused, match="nobody has started"):
         assignment_reassign(assignment=moved, to_expert=experts[1])
+
+
+def test_many_tiny_strata_do_not_favour_one_difficulty():
+    # One unit per stratum: every remainder is equal, so names must not decide the draw.
+    units = [Unit(i, ("hard" if i % 3 == 0 else "normal", f"scene{i}", i % 3)) for i in range(90)]
+    chosen = stratified_sample(units, fraction=0.3, seed=20251)
+    hard = sum(1 for i in chosen if i % 3 == 0)
+    assert len(chosen) == 27 and 4 <= hard <= 16  # about a third, not all 27
