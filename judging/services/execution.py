@@ -167,15 +167,19 @@ def generation_execute(*, run: JudgeRun, task: JudgeTask, lane: Lane) -> None:
         if not ended:
             transaction.set_rollback(True)  # another lane owns the task now
             return
-        JudgeAttempt.objects.create(
-            task=task,
-            number=task.attempts,
-            outcome=JudgeAttempt.Outcome.OK,
-            raw_output=result.content or "",
-            latency_ms=result.latency_ms,
-            prompt_tokens=result.prompt_tokens,
-            completion_tokens=result.completion_tokens,
-        )
+        _record_ok_attempt(task, result)
+
+
+def _record_ok_attempt(task: JudgeTask, result: CallResult) -> None:
+    JudgeAttempt.objects.create(
+        task=task,
+        number=task.attempts,
+        outcome=JudgeAttempt.Outcome.OK,
+        raw_output=result.content or "",
+        latency_ms=result.latency_ms,
+        prompt_tokens=result.prompt_tokens,
+        completion_tokens=result.completion_tokens,
+    )
 
 
 def _pace(lane: Lane) -> None:
@@ -213,15 +217,7 @@ def _attempt_succeeded(
         )
         if not ended:
             return  # the lease ran out and another lane took the task over
-        JudgeAttempt.objects.create(
-            task=task,
-            number=task.attempts,
-            outcome=JudgeAttempt.Outcome.OK,
-            raw_output=result.content or "",
-            latency_ms=result.latency_ms,
-            prompt_tokens=result.prompt_tokens,
-            completion_tokens=result.completion_tokens,
-        )
+        _record_ok_attempt(task, result)
         Verdict.objects.bulk_create(
             Verdict(task=task, criterion=c, hit=v.hit, reasoning=v.reasoning)
             for c, v in zip(criteria, reply.verdicts, strict=True)

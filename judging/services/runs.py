@@ -40,6 +40,24 @@ def config_snapshot(config: JudgeConfig) -> dict:
     }
 
 
+def _lanes_and_dispatch(
+    run: JudgeRun, config: JudgeConfig, dispatch: Callable[[JudgeRun], None] | None
+) -> None:
+    """The run's lane slots, and its hand-over to the workers once the run is committed."""
+    JudgeLane.objects.bulk_create(
+        JudgeLane(run=run, number=n) for n in range(1, config.max_concurrency + 1)
+    )
+    if dispatch is not None:
+        transaction.on_commit(lambda: dispatch(run))
+
+
+def _key_available(config: JudgeConfig) -> None:
+    try:
+        api_key(config.api_key_env)
+    except MissingApiKey as exc:
+        raise RunNotStartable(str(exc)) from exc
+
+
 def judge_run_start(
     *,
     benchmark: Benchmark,
@@ -57,10 +75,7 @@ def judge_run_start(
     """
     if config.prompt is None or config.prompt.kind != PromptTemplate.Kind.JUDGE:
         raise RunNotStartable(_("Pick a configuration whose prompt is a judge prompt."))
-    try:
-        api_key(config.api_key_env)
-    except MissingApiKey as exc:
-        raise RunNotStartable(str(exc)) from exc
+    _key_available(config)
     responses = [
         row
         for row in Response.objects.filter(case__benchmark=benchmark, system__in=systems)
@@ -88,11 +103,7 @@ def judge_run_start(
             ],
             batch_size=2000,
         )
-        JudgeLane.objects.bulk_create(
-            JudgeLane(run=run, number=n) for n in range(1, config.max_concurrency + 1)
-        )
-        if dispatch is not None:
-            transaction.on_commit(lambda: dispatch(run))
+        _lanes_and_dispatch(run, config, dispatch)
     return run
 
 
@@ -109,10 +120,7 @@ def generation_run_start(
     yet; the replies become the system's responses (HeartBench's "generate answers")."""
     if config.prompt is None or config.prompt.kind != PromptTemplate.Kind.GENERATION:
         raise RunNotStartable(_("Pick a configuration whose prompt is a generation prompt."))
-    try:
-        api_key(config.api_key_env)
-    except MissingApiKey as exc:
-        raise RunNotStartable(str(exc)) from exc
+    _key_available(config)
     system_name = system_name.strip()
     if not system_name:
         raise RunNotStartable(_("Name the system the replies will belong to."))
@@ -141,11 +149,7 @@ def generation_run_start(
             [JudgeTask(run=run, case_id=case_id, system=system) for case_id in cases],
             batch_size=2000,
         )
-        JudgeLane.objects.bulk_create(
-            JudgeLane(run=run, number=n) for n in range(1, config.max_concurrency + 1)
-        )
-        if dispatch is not None:
-            transaction.on_commit(lambda: dispatch(run))
+        _lanes_and_dispatch(run, config, dispatch)
     return run
 
 
