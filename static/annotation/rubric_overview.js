@@ -5,7 +5,7 @@ document.addEventListener("DOMContentLoaded", () => {
     new Chart(document.getElementById(canvasId), {
       type: "bar",
       data: { labels, datasets },
-      options: { indexAxis: "y", responsive: true, plugins: { legend: { position: "bottom" } } },
+      options: { animation: false, indexAxis: "y", responsive: true, plugins: { legend: { position: "bottom" } } },
     });
   bar("ability-chart", data.labels, [
     { label: data.legend.criteria, data: data.criteria, backgroundColor: "#1f5fbf" },

@@ -14,6 +14,7 @@ document.addEventListener("DOMContentLoaded", () => {
       ],
     },
     options: {
+      animation: false, // the numbers, at once (also for screenshots and reduced motion)
       indexAxis: "y",
       scales: { x: { min: 0, max: 1 } },
       plugins: { legend: { position: "bottom" } },
