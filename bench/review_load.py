@@ -57,6 +57,20 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--duration", type=float, default=60.0, help="cap on the work phase (s)")
     parser.add_argument("--workers", type=int, default=4, help="gunicorn worker processes")
     parser.add_argument("--threads", type=int, default=2, help="threads per gunicorn worker")
+    parser.add_argument(
+        "--keep-alive",
+        type=int,
+        default=5,
+        help="gunicorn's keep-alive (s); 0 closes each connection after its response, as "
+        "behind a proxy that does not reuse upstream connections",
+    )
+    parser.add_argument(
+        "--think",
+        type=float,
+        default=0.0,
+        help="mean pause (s) of an expert before each submit and each next; 0 (the default) "
+        "drives the server flat out",
+    )
     parser.add_argument("--cases", type=int, default=400)
     parser.add_argument("--criteria-per-case", type=int, default=10)
     parser.add_argument("--systems", type=int, default=3)
@@ -180,7 +194,9 @@ def free_port() -> int:
 
 
 class Gunicorn:
-    def __init__(self, *, env: dict[str, str], workers: int, threads: int, log: Path) -> None:
+    def __init__(
+        self, *, env: dict[str, str], workers: int, threads: int, keep_alive: int, log: Path
+    ) -> None:
         self.port = free_port()
         self.concurrency = workers * threads * 2
         self.base_url = f"http://127.0.0.1:{self.port}"
@@ -202,7 +218,7 @@ class Gunicorn:
             "--graceful-timeout",
             "5",
             "--keep-alive",
-            "5",
+            str(keep_alive),
         ]
         if threads > 1:
             command += ["--worker-class", "gthread"]
@@ -288,8 +304,11 @@ def _value(html: str, name: str) -> str:
 
 
 class Expert:
-    def __init__(self, *, base_url: str, username: str, recorder: Recorder, seed: int) -> None:
+    def __init__(
+        self, *, base_url: str, username: str, recorder: Recorder, seed: int, think: float
+    ) -> None:
         self.base_url = base_url
+        self.think = think
         self.username = username
         self.recorder = recorder
         self.rng = random.Random(seed)
@@ -327,11 +346,17 @@ class Expert:
             return False
         return True
 
+    def pause(self) -> None:
+        """The expert reading and answering: `think` seconds on average, none by default."""
+        if self.think > 0:
+            time.sleep(self.think * self.rng.uniform(0.5, 1.5))
+
     def page(self, location: str) -> "httpx.Response | None":
         return self.call("annotation page", "GET", location)
 
     def work(self, *, round_id: int, iterations: int, deadline: float) -> None:
         for _ in range(iterations):
+            self.pause()  # also spreads the experts' first requests
             if time.monotonic() >= deadline:
                 return
             answer = self.post("next", f"/review/rounds/{round_id}/next/", {})
@@ -365,6 +390,7 @@ class Expert:
         for pk in criteria:
             data[f"hit-{pk}"] = self.rng.choice("10")
             data[f"note-{pk}"] = "理由充分" if self.rng.random() < 0.1 else ""
+        self.pause()
         answer = self.post("submit", action.group(1), data)
         if answer is None:
             return False
@@ -407,21 +433,54 @@ class CpuMeter:
         times = os.times()
         return {
             "client": times.user + times.system,
-            "server": sum(self._process(int(pid)) for pid in workers),
+            **{f"worker {pid}": self._process(int(pid)) for pid in workers},
+            # Backends that started and ended within the phase escape this count; Django
+            # keeps its connections open (CONN_MAX_AGE), so there are few such.
+            "postgres": sum(self._process(pid) for pid in self._postgres_pids()),
             "busy": (sum(machine) - machine[3] - machine[4]) / self.tick,
         }
+
+    def _postgres_pids(self) -> list[int]:
+        pids = []
+        for comm in Path("/proc").glob("[0-9]*/comm"):
+            try:
+                if comm.read_text().strip() == "postgres":
+                    pids.append(int(comm.parent.name))
+            except OSError:
+                continue
+        return pids
 
     def report(self, seconds: float) -> str:
         end = self.snapshot()
         if not end:
             return ""
-        used = {k: end[k] - self.start[k] for k in end}
-        rest = max(0.0, used["busy"] - used["client"] - used["server"])
+        used = {k: end[k] - self.start.get(k, 0.0) for k in end}
+        workers = sorted((v for k, v in used.items() if k.startswith("worker")), reverse=True)
+        used["server"] = sum(workers)
+        rest = max(0.0, used["busy"] - used["client"] - used["server"] - used["postgres"])
         return (
             f"CPU over the work phase ({os.cpu_count()} CPUs x {seconds:.1f} s): "
-            f"machine busy {used['busy']:.1f} s, gunicorn workers {used['server']:.1f} s, "
-            f"this client {used['client']:.1f} s, PostgreSQL and the rest {rest:.1f} s"
+            f"machine busy {used['busy']:.1f} s: gunicorn workers {used['server']:.1f} s "
+            f"({', '.join(f'{w:.1f}' for w in workers)}), "
+            f"PostgreSQL {used['postgres']:.1f} s, this client {used['client']:.1f} s, "
+            f"the rest (kernel, other processes) {rest:.1f} s"
         )
+
+
+def machine_busy(seconds: float = 1.0) -> float | None:
+    """Share of the machine's CPU time busy over `seconds`: other work skews the figures."""
+    stat = Path("/proc/stat")
+    if not stat.exists():
+        return None
+
+    def sample() -> tuple[int, int]:
+        values = [int(v) for v in stat.read_text().split("\n", 1)[0].split()[1:]]
+        return sum(values), values[3] + values[4]
+
+    total, idle = sample()
+    time.sleep(seconds)
+    total2, idle2 = sample()
+    return 1 - (idle2 - idle) / max(1, total2 - total)
 
 
 def percentile(values: list[float], p: float) -> float:
@@ -443,7 +502,7 @@ def run_load(args: argparse.Namespace, server: "Gunicorn", seeded: dict) -> Reco
     base_url = server.base_url
     recorder = Recorder()
     experts = [
-        Expert(base_url=base_url, username=name, recorder=recorder, seed=i)
+        Expert(base_url=base_url, username=name, recorder=recorder, seed=i, think=args.think)
         for i, name in enumerate(seeded["usernames"])
     ]
     try:
@@ -480,7 +539,7 @@ def run_load(args: argparse.Namespace, server: "Gunicorn", seeded: dict) -> Reco
     errors = sum(recorder.errors.values())
     print(
         f"work phase: {len(logged_in)} experts x up to {args.iterations} items "
-        f"(cap {args.duration:g} s) took {seconds:.2f} s"
+        f"(cap {args.duration:g} s, think time {args.think:g} s) took {seconds:.2f} s"
     )
     print(
         f"throughput: {requests} requests, {requests / seconds:.1f} requests/s; "
@@ -517,6 +576,12 @@ def main() -> int:
     env = server_env(database_url, var_dir, secrets.token_urlsafe(50))
     os.environ.update(env)  # this process's Django (seeding) uses the same settings
     server = None
+    busy = machine_busy()
+    if busy is not None:
+        print(
+            f"machine busy before the run: {busy:.0%}"
+            + (" (other work is running: the figures will be skewed)" if busy > 0.2 else "")
+        )
     recreate_database(args.server, DATABASE)
     try:
         started = time.perf_counter()
@@ -535,11 +600,16 @@ def main() -> int:
 
         connections.close_all()
         server = Gunicorn(
-            env=env, workers=args.workers, threads=args.threads, log=var_dir / "gunicorn.log"
+            env=env,
+            workers=args.workers,
+            threads=args.threads,
+            keep_alive=args.keep_alive,
+            log=var_dir / "gunicorn.log",
         )
         ready = server.wait_ready()
         print(
-            f"gunicorn: {args.workers} workers x {args.threads} threads on {server.base_url} "
+            f"gunicorn: {args.workers} workers x {args.threads} threads, keep-alive "
+            f"{args.keep_alive} s, on {server.base_url} "
             f"(answered after {ready:.1f} s); {os.cpu_count()} CPUs shared with this client",
             flush=True,
         )
