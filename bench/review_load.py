@@ -7,13 +7,21 @@ the experts concurrently, one HTTP client (with its own cookies) per expert: log
 for each iteration ask for the next item, load the annotation page, submit every criterion
 answered and load the page the submit redirects to (the following item).
 
-Prints throughput, p50/p95/p99 per endpoint and the errors (any status other than 200 or
-302, or an exception). Goal: p95 under 150 ms for the annotation page and for submit. Times
-are printed, never asserted: the exit status is non-zero only when a request failed.
-The load generator runs on the same machine as the server and competes with it for CPU.
+Prints throughput, p50/p95/p99 per endpoint, the errors (any status other than 200 or 302,
+or an exception) and where the CPU went (gunicorn workers, PostgreSQL, this client). Goal:
+p95 under 150 ms for the annotation page and for submit. Times are printed, never asserted:
+the exit status is non-zero only when a request failed. The load generator runs on the same
+machine as the server and competes with it for CPU; the machine's load is printed first,
+since other work running at the same time skews every figure.
+
+By default the experts do not pause (--think 0): the run measures the server flat out, where
+latency is mostly queueing (50 experts / throughput). --think gives each expert a mean pause
+before each request. Defaults: 2 sync workers (one per core of the 2-core reference machine);
+4 workers x 2 threads and 2 x 4 reached the same throughput with longer p95 tails.
 
     python bench/review_load.py
-    python bench/review_load.py --workers 2 --threads 4 --experts 50 --iterations 6
+    python bench/review_load.py --workers 4 --threads 2 --keep-alive 0
+    python bench/review_load.py --think 2
 """
 
 import argparse
@@ -23,6 +31,7 @@ import os
 import random
 import re
 import secrets
+import shutil
 import socket
 import subprocess
 import sys
@@ -55,14 +64,19 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--experts", type=int, default=50)
     parser.add_argument("--iterations", type=int, default=6, help="items each expert submits")
     parser.add_argument("--duration", type=float, default=60.0, help="cap on the work phase (s)")
-    parser.add_argument("--workers", type=int, default=4, help="gunicorn worker processes")
-    parser.add_argument("--threads", type=int, default=2, help="threads per gunicorn worker")
+    parser.add_argument("--workers", type=int, default=2, help="gunicorn worker processes")
+    parser.add_argument(
+        "--threads",
+        type=int,
+        default=1,
+        help="threads per gunicorn worker (more than 1: the gthread worker class)",
+    )
     parser.add_argument(
         "--keep-alive",
         type=int,
-        default=5,
-        help="gunicorn's keep-alive (s); 0 closes each connection after its response, as "
-        "behind a proxy that does not reuse upstream connections",
+        default=2,
+        help="gunicorn's keep-alive (s), for the gthread workers (sync workers close each "
+        "connection); 0 closes each connection after its response, as behind a proxy",
     )
     parser.add_argument(
         "--think",
@@ -305,15 +319,28 @@ def _value(html: str, name: str) -> str:
 
 class Expert:
     def __init__(
-        self, *, base_url: str, username: str, recorder: Recorder, seed: int, think: float
+        self,
+        *,
+        base_url: str,
+        username: str,
+        recorder: Recorder,
+        seed: int,
+        think: float,
+        keep_alive: int,
     ) -> None:
         self.base_url = base_url
         self.think = think
         self.username = username
         self.recorder = recorder
         self.rng = random.Random(seed)
+        # An idle connection is dropped a second before the server would close it: reusing
+        # one that the server is closing at that instant fails with "connection reset".
         self.client = httpx.Client(
-            base_url=base_url, trust_env=False, timeout=30, follow_redirects=False
+            base_url=base_url,
+            trust_env=False,
+            timeout=30,
+            follow_redirects=False,
+            limits=httpx.Limits(max_connections=1, keepalive_expiry=max(0, keep_alive - 1)),
         )
 
     def call(self, endpoint: str, method: str, path: str, **kwargs) -> "httpx.Response | None":
@@ -408,8 +435,8 @@ class Expert:
 
 
 class CpuMeter:
-    """CPU seconds over the work phase: this client, the gunicorn workers and the whole
-    machine (the rest is mostly PostgreSQL). Linux only; elsewhere it prints nothing."""
+    """CPU seconds over the work phase: the whole machine, each gunicorn worker, the
+    PostgreSQL processes and this client. Linux only; elsewhere it prints nothing."""
 
     def __init__(self, server_pid: int) -> None:
         self.server_pid = server_pid
@@ -429,7 +456,6 @@ class CpuMeter:
             return {}
         children = Path(f"/proc/{self.server_pid}/task/{self.server_pid}/children")
         workers = children.read_text().split() if children.exists() else []
-        machine = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
         times = os.times()
         return {
             "client": times.user + times.system,
@@ -437,7 +463,7 @@ class CpuMeter:
             # Backends that started and ended within the phase escape this count; Django
             # keeps its connections open (CONN_MAX_AGE), so there are few such.
             "postgres": sum(self._process(pid) for pid in self._postgres_pids()),
-            "busy": (sum(machine) - machine[3] - machine[4]) / self.tick,
+            "busy": _machine_ticks()[1] / self.tick,
         }
 
     def _postgres_pids(self) -> list[int]:
@@ -467,20 +493,21 @@ class CpuMeter:
         )
 
 
+def _machine_ticks() -> tuple[int, int]:
+    """All and busy CPU ticks of the machine since boot (user to steal; guest time is
+    already counted in user)."""
+    values = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:9]]
+    return sum(values), sum(values) - values[3] - values[4]
+
+
 def machine_busy(seconds: float = 1.0) -> float | None:
     """Share of the machine's CPU time busy over `seconds`: other work skews the figures."""
-    stat = Path("/proc/stat")
-    if not stat.exists():
+    if not Path("/proc/stat").exists():
         return None
-
-    def sample() -> tuple[int, int]:
-        values = [int(v) for v in stat.read_text().split("\n", 1)[0].split()[1:]]
-        return sum(values), values[3] + values[4]
-
-    total, idle = sample()
+    total, busy = _machine_ticks()
     time.sleep(seconds)
-    total2, idle2 = sample()
-    return 1 - (idle2 - idle) / max(1, total2 - total)
+    total2, busy2 = _machine_ticks()
+    return (busy2 - busy) / max(1, total2 - total)
 
 
 def percentile(values: list[float], p: float) -> float:
@@ -502,7 +529,14 @@ def run_load(args: argparse.Namespace, server: "Gunicorn", seeded: dict) -> Reco
     base_url = server.base_url
     recorder = Recorder()
     experts = [
-        Expert(base_url=base_url, username=name, recorder=recorder, seed=i, think=args.think)
+        Expert(
+            base_url=base_url,
+            username=name,
+            recorder=recorder,
+            seed=i,
+            think=args.think,
+            keep_alive=args.keep_alive,
+        )
         for i, name in enumerate(seeded["usernames"])
     ]
     try:
@@ -624,6 +658,7 @@ def main() -> int:
         except Exception:  # Django may not be set up when an early step failed
             pass
         drop_database(args.server, DATABASE)
+        shutil.rmtree(var_dir, ignore_errors=True)
     return 1 if recorder.errors else 0
 
 

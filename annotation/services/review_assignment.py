@@ -33,12 +33,19 @@ def _preference(round_: ReviewRound, expert) -> list:
     from annotation.selectors.review import expert_reference_accuracy
 
     accurate = (expert_reference_accuracy(expert=expert) or 0) >= 0.8
+    order = []
+    if specialities:
+        # Only with specialities: an empty list would make this a constant, which SQL reads
+        # as "sort by the first column" (the id), silently dropping every later preference.
+        order.append(
+            Case(
+                When(response__case__scenario__primary__in=specialities, then=Value(0)),
+                default=Value(1),
+                output_field=IntegerField(),
+            )
+        )
     return [
-        Case(
-            When(response__case__scenario__primary__in=specialities, then=Value(0)),
-            default=Value(1),
-            output_field=IntegerField(),
-        ),
+        *order,
         Case(
             When(response__case__difficulty="hard", then=Value(0 if accurate else 1)),
             default=Value(1 if accurate else 0),

@@ -105,3 +105,11 @@ def test_many_tiny_strata_do_not_favour_one_difficulty():
     chosen = stratified_sample(units, fraction=0.3, seed=20251)
     hard = sum(1 for i in chosen if i % 3 == 0)
     assert len(chosen) == 27 and 4 <= hard <= 16  # about a third, not all 27
+
+
+def test_an_expert_without_specialities_gets_the_item_closest_to_complete(review_round, experts):
+    # Normal cases come first for an expert not (yet) accurate on reference items.
+    last = review_round.items.filter(response__case__difficulty="normal").order_by("-pk").first()
+    ReviewItem.objects.filter(pk=last.pk).update(assigned_count=2)
+    assignment = assignment_next(expert=experts[0], round_=review_round)
+    assert assignment.item_id == last.pk
