@@ -119,7 +119,9 @@ def assignment_submit(
         locked.active_seconds += max(0, min(int(active_seconds), MAX_ACTIVE_STEP))
         locked.draft = {}
         locked.save()
-    _update_calibration(locked)
+    # The caller's object already has its item and round loaded; the locked copy does not.
+    if assignment.item.round.is_calibration:
+        _update_calibration(locked, assignment.item.round)
     return locked, True
 
 
@@ -145,12 +147,9 @@ def adjudication_record(
     return adjudication
 
 
-def _update_calibration(assignment: Assignment) -> None:
+def _update_calibration(assignment: Assignment, round_: ReviewRound) -> None:
     """After the last calibration item, release the expert when their agreement with the
     reference answers reaches the threshold."""
-    round_ = assignment.item.round
-    if not round_.is_calibration:
-        return
     from annotation.selectors.review import calibration_result
 
     result = calibration_result(expert=assignment.expert, round_=round_)

@@ -114,6 +114,8 @@ def _saved_answers(assignment: Assignment, criteria) -> dict:
     """The autosaved draft if there is one, else the latest submitted revision."""
     if assignment.draft.get("votes"):
         return assignment.draft["votes"]
+    if not assignment.revision:
+        return {}  # never submitted: no votes to look up
     latest = assignment.votes.filter(revision=assignment.revision)
     return {str(v.criterion_id): {"hit": v.hit, "note": v.note} for v in latest}
 
