@@ -1,10 +1,13 @@
 """The three roles and what each may do. Groups are synced from this table after every
 migration, so a permission added here reaches existing installations."""
 
-EXPERT = "Expert"
-SENIOR_EXPERT = "Senior expert"
-COORDINATOR = "Coordinator"
-RESEARCHER = "Researcher"
+from django.utils.translation import gettext_noop
+
+# The role names are group names stored in the database; pages translate them when shown.
+EXPERT = gettext_noop("Expert")
+SENIOR_EXPERT = gettext_noop("Senior expert")
+COORDINATOR = gettext_noop("Coordinator")
+RESEARCHER = gettext_noop("Researcher")
 ROLES = (EXPERT, SENIOR_EXPERT, COORDINATOR, RESEARCHER)
 
 # Reading benchmarks, cases, rubrics and responses with the systems that wrote them.

@@ -1,14 +1,20 @@
 """Production: everything from the environment, nothing guessed."""
 
 from config.settings.base import *  # noqa: F403
-from config.settings.base import env
+from config.settings.base import VAR_DIR, env
 
 DEBUG = env.bool("DEBUG", default=False)
 SECRET_KEY = env.str("SECRET_KEY")  # required: raises ImproperlyConfigured when missing
 ALLOWED_HOSTS = env.list("ALLOWED_HOSTS")
 
+# The login throttle's counts must be shared by every gunicorn worker: a file cache does
+# that on one machine; several web machines set CACHE_URL=redis://host:6379/N.
+CACHES = {"default": env.cache("CACHE_URL", default=f"filecache://{VAR_DIR / 'cache'}")}
+
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 SECURE_SSL_REDIRECT = env.bool("SECURE_SSL_REDIRECT", default=True)
+# Load balancers and monitors probe the health endpoint over plain HTTP on the host itself.
+SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
 SECURE_HSTS_SECONDS = env.int("SECURE_HSTS_SECONDS", default=31536000)
 SECURE_HSTS_INCLUDE_SUBDOMAINS = True
 SECURE_HSTS_PRELOAD = True

@@ -1,0 +1,34 @@
+from django.contrib.auth import get_user_model
+from django.contrib.auth.backends import ModelBackend
+from django.core.exceptions import PermissionDenied
+
+from accounts.throttle import (
+    client_ip,
+    login_failure_record,
+    login_failures_clear,
+    login_is_locked,
+)
+
+
+class ThrottledModelBackend(ModelBackend):
+    """Django's username/password backend behind the login throttle, so every sign-in form
+    (the login page and the admin's) shares one failure budget per username and address.
+
+    Calls without a request (management commands, the test client's `login`) have no address
+    to throttle and pass straight through."""
+
+    def authenticate(self, request, username=None, password=None, **kwargs):
+        if username is None:
+            username = kwargs.get(get_user_model().USERNAME_FIELD)
+        if request is None or username is None:
+            return super().authenticate(request, username, password, **kwargs)
+        ip = client_ip(request)
+        if login_is_locked(username=username, ip=ip):
+            # PermissionDenied stops authenticate() from asking any other backend.
+            raise PermissionDenied
+        user = super().authenticate(request, username, password, **kwargs)
+        if user is None:
+            login_failure_record(username=username, ip=ip)
+        else:
+            login_failures_clear(username=username, ip=ip)
+        return user

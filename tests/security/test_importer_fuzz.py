@@ -1,0 +1,163 @@
+"""Importer fuzzing: arbitrary bytes and mutated valid files, fed to each importer, end in
+either a successful import or the importers' own ImportRejected, never in another
+exception, and a rejected file leaves every table exactly as it was."""
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from annotation.importing.issues import ImportRejected
+from annotation.services.benchmark_import import benchmark_import
+from annotation.services.responses_import import responses_import
+from annotation.services.votes_import import votes_import
+from judging.services.judgments_import import judgments_import
+from tests.conftest import jsonl_bytes, lines, question, table_counts
+
+CASES = ("c00", "c01", "c02")
+SYSTEMS = ("Alpha", "Beta")
+
+
+@pytest.fixture
+def benchmark(db):
+    """The benchmark "hb" with three cases and both systems' answers."""
+    benchmark_import(chunks=lines(jsonl_bytes([question(q) for q in CASES])), benchmark_slug="hb")
+    for name in SYSTEMS:
+        answers = [{"question_id": q, "response": f"{name} 回答 {q}"} for q in CASES]
+        responses_import(chunks=lines(jsonl_bytes(answers)), benchmark_slug="hb", system_name=name)
+
+
+VALID = {
+    "benchmark": jsonl_bytes(
+        [question(q) for q in CASES]
+        + [question("c09", dialogue=[{"role": "A", "content": "新的问题"}])]
+    ),
+    "responses": jsonl_bytes([{"question_id": q, "response": f"Gamma 回答 {q}"} for q in CASES]),
+    "judgments": jsonl_bytes(
+        [{"question_id": q, "score_detail": [1, 0, 1, 0], "score_reason": "理由"} for q in CASES]
+    ),
+    "votes": (
+        "rater,question_id,system,criterion,hit,note\n"
+        + "".join(
+            f"{rater},{q},Alpha,{c},{(c + i) % 2},备注\n"
+            for i, rater in enumerate(("ann", "bob", "cat"))
+            for q in CASES
+            for c in range(1, 5)
+        )
+    ).encode("utf-8"),
+}
+
+IMPORTERS = {
+    "benchmark": lambda chunks: benchmark_import(chunks=chunks, benchmark_slug="hb"),
+    "responses": lambda chunks: responses_import(
+        chunks=chunks, benchmark_slug="hb", system_name="Gamma"
+    ),
+    "judgments": lambda chunks: judgments_import(
+        chunks=chunks, benchmark_slug="hb", system_name="Alpha", judge_name="fuzz-judge"
+    ),
+    "votes": lambda chunks: votes_import(chunks=chunks, round_name="外部评审", benchmark_slug="hb"),
+}
+
+
+@st.composite
+def mutated(draw, data: bytes) -> bytes:
+    """The valid file with a few edits: bytes flipped, inserted or removed, a line
+    duplicated or dropped, or the file cut short."""
+    out = bytearray(data)
+    for _ in range(draw(st.integers(1, 4))):
+        kind = draw(st.sampled_from(["flip", "insert", "delete", "dup", "drop", "cut"]))
+        at = draw(st.integers(0, max(len(out) - 1, 0)))
+        if kind == "flip" and out:
+            out[at] = draw(st.integers(0, 255))
+        elif kind == "insert":
+            noise = draw(
+                st.sampled_from(
+                    [
+                        b'"',
+                        b",",
+                        b"\n",
+                        b"{",
+                        b"]",
+                        b"\xff",
+                        b"\x00",
+                        "中".encode(),
+                        b"null",
+                        b"-1",
+                        b"1e309",
+                        b"\\u0000",
+                    ]
+                )
+            )
+            out[at:at] = noise
+        elif kind == "delete":
+            del out[at : at + draw(st.integers(1, 20))]
+        elif kind in ("dup", "drop"):
+            rows = bytes(out).splitlines(keepends=True)
+            if rows:
+                i = draw(st.integers(0, len(rows) - 1))
+                rows[i : i + 1] = [rows[i], rows[i]] if kind == "dup" else []
+                out = bytearray(b"".join(rows))
+        elif kind == "cut":
+            del out[at:]
+    return bytes(out)
+
+
+def inputs(name: str):
+    return st.one_of(st.binary(max_size=2000), mutated(VALID[name]))
+
+
+def check_importer(name: str, examples: int) -> dict[str, int]:
+    outcomes = {"imported": 0, "rejected": 0}
+
+    @settings(
+        max_examples=examples,
+        deadline=None,
+        database=None,
+        derandomize=True,
+        suppress_health_check=list(HealthCheck),
+    )
+    @given(data=inputs(name))
+    def run(data: bytes):
+        before = table_counts()
+        try:
+            IMPORTERS[name](lines(data))
+        except ImportRejected as rejected:
+            assert rejected.errors and str(rejected), "a rejection names what is wrong"
+            assert table_counts() == before, "a rejected file wrote something"
+            outcomes["rejected"] += 1
+        else:
+            outcomes["imported"] += 1
+
+    run()
+    return outcomes
+
+
+@pytest.mark.parametrize("name", sorted(IMPORTERS))
+def test_importer_survives_fuzzing(benchmark, name):
+    # The valid file itself imports: the mutations start from something that works.
+    before = table_counts()
+    IMPORTERS[name](lines(VALID[name]))
+    assert table_counts() != before
+    outcomes = check_importer(name, examples=120)
+    assert outcomes["rejected"] > 0
+
+
+NUL_FILES = {
+    # PostgreSQL cannot store NUL in text: each importer must refuse it as a file error.
+    "benchmark": jsonl_bytes(
+        [question("c00", rubric=[{"dimension": "其他", "score": 1, "content": "a\x00b"}])]
+    ),
+    "responses": jsonl_bytes([{"question_id": "c00", "response": "回答\x00"}]),
+    "judgments": jsonl_bytes(
+        [{"question_id": "c00", "score_detail": [1, 0, 1, 0], "score_reason": "\x00"}]
+    ),
+    "votes": b"rater,question_id,system,criterion,hit,note\nann,c00,Alpha,1,1,x\x00y\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(IMPORTERS))
+def test_a_nul_character_is_a_located_error(benchmark, name):
+    before = table_counts()
+    with pytest.raises(ImportRejected) as rejected:
+        IMPORTERS[name](lines(NUL_FILES[name]))
+    assert "NUL" in str(rejected.value) and "line" in str(rejected.value)
+    assert table_counts() == before
