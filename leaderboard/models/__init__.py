@@ -1,3 +1,4 @@
+from leaderboard.models.exports import ExportJob
 from leaderboard.models.gate import GateEvaluation, GatePolicy, LeaderboardSnapshot
 
-__all__ = ["GateEvaluation", "GatePolicy", "LeaderboardSnapshot"]
+__all__ = ["ExportJob", "GateEvaluation", "GatePolicy", "LeaderboardSnapshot"]

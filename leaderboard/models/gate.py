@@ -12,6 +12,7 @@ class GatePolicy(models.Model):
 
     class Rule(models.TextChoices):
         POINT = "point", _("point estimate >= threshold (the method's rule)")
+        # xgettext:no-python-format
         LOWER_BOUND = "lower_bound", _("lower bound of the 95% interval >= threshold")
 
     benchmark = models.OneToOneField(

@@ -227,5 +227,5 @@ def test_the_tidy_query_count_does_not_grow_with_the_round():
 def test_paging_through_the_items_changes_nothing(data, monkeypatch):  # noqa: F811
     round_, run = data
     whole = list(tidy_rows(round_=round_, run=run))
-    monkeypatch.setattr("leaderboard.exports.CHUNK_SIZE", 1)
+    monkeypatch.setattr("leaderboard.exports.tidy.CHUNK_SIZE", 1)
     assert list(tidy_rows(round_=round_, run=run)) == whole

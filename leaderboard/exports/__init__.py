@@ -1,0 +1,30 @@
+"""Research exports: flat rows of plain values, streamed in a fully stable order.
+
+Every generator here yields lists of str/int/float values (never model objects), in an order
+fixed by explicit `order_by` on unique keys, so two exports of the same data are identical
+byte for byte. Memory stays flat however large the round or run: rows are read with
+`values_list(...).iterator(chunk_size=...)`, or, for the tidy file, item by item in keyset
+pages with a fixed handful of queries per page (never one per row).
+
+Experts are named only by their per-round pseudonym (`rater_pseudonyms`), never by username.
+"""
+
+from leaderboard.exports.headers import (
+    SCORES_HEADER,
+    TIDY_HEADER,
+    VERDICTS_HEADER,
+    VOTES_HEADER,
+)
+from leaderboard.exports.tables import case_score_rows, verdict_rows, votes_rows
+from leaderboard.exports.tidy import tidy_rows
+
+__all__ = [
+    "SCORES_HEADER",
+    "TIDY_HEADER",
+    "VERDICTS_HEADER",
+    "VOTES_HEADER",
+    "case_score_rows",
+    "tidy_rows",
+    "verdict_rows",
+    "votes_rows",
+]

@@ -1,0 +1,91 @@
+"""One export file, from its parameters to its bytes: the download view streams these bytes
+to the browser and an export job writes the very same bytes to disk."""
+
+import csv
+import json
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+from annotation.models import ReviewRound
+from judging.models import JudgeRun
+from judging.scoring import Profile
+from leaderboard.exports import headers
+from leaderboard.exports.tables import case_score_rows, verdict_rows, votes_rows
+from leaderboard.exports.tidy import tidy_rows
+
+FORMATS = ("csv", "jsonl")
+
+
+@dataclass(frozen=True)
+class Kind:
+    header: tuple[str, ...]
+    needs_round: bool
+    needs_run: bool
+
+
+KINDS = {
+    "tidy": Kind(headers.TIDY_HEADER, needs_round=True, needs_run=True),
+    "votes": Kind(headers.VOTES_HEADER, needs_round=True, needs_run=False),
+    "verdicts": Kind(headers.VERDICTS_HEADER, needs_round=False, needs_run=True),
+    "scores": Kind(headers.SCORES_HEADER, needs_round=False, needs_run=True),
+}
+
+
+class _Echo:
+    """A file-like object whose write() hands back what it is given, so csv.writer can
+    format one row at a time."""
+
+    def write(self, value: str) -> str:
+        return value
+
+
+def csv_lines(header: Iterable[str], rows: Iterable[list]) -> Iterator[bytes]:
+    # One chunk per row: export jobs count rows and renew their lease by chunks.
+    # UTF-8 without a byte-order mark: these files feed analysis code (pandas, R, the csv
+    # module), where a BOM silently becomes part of the first column's name ("\ufeffbenchmark")
+    # and breaks concatenating files. Excel users open them with Data > From Text/CSV, UTF-8.
+    writerow = csv.writer(_Echo(), lineterminator="\n").writerow
+    yield writerow(list(header)).encode("utf-8")
+    for row in rows:
+        yield writerow(row).encode("utf-8")
+
+
+def jsonl_lines(header: Iterable[str], rows: Iterable[list]) -> Iterator[bytes]:
+    names = list(header)
+    for row in rows:
+        line = json.dumps(dict(zip(names, row, strict=True)), ensure_ascii=False) + "\n"
+        yield line.encode("utf-8")
+
+
+def export_rows(
+    *, kind: str, round_: ReviewRound | None, run: JudgeRun | None, profile: Profile
+) -> Iterator[list]:
+    if kind == "tidy":
+        return tidy_rows(round_=round_, run=run)
+    if kind == "votes":
+        return votes_rows(round_=round_)
+    if kind == "verdicts":
+        return verdict_rows(run=run)
+    return case_score_rows(run=run, profile=profile)
+
+
+def export_lines(
+    *, kind: str, fmt: str, round_: ReviewRound | None, run: JudgeRun | None, profile: Profile
+) -> Iterator[bytes]:
+    """The file's bytes, line by line (a CSV file starts with its header line)."""
+    rows = export_rows(kind=kind, round_=round_, run=run, profile=profile)
+    header = KINDS[kind].header
+    return jsonl_lines(header, rows) if fmt == "jsonl" else csv_lines(header, rows)
+
+
+def export_filename(
+    *, slug: str, kind: str, fmt: str, round_id: int | None, run_id: int | None, profile: str
+) -> str:
+    parts = [slug, kind]
+    if round_id is not None:
+        parts.append(f"round{round_id}")
+    if run_id is not None:
+        parts.append(f"run{run_id}")
+    if kind == "scores":
+        parts.append(profile)
+    return "-".join(parts) + f".{fmt}"

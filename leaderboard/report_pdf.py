@@ -1,0 +1,363 @@
+"""The agreement report as a PDF (A4): identification, the gate, the numbers with n and
+intervals, the exclusions, the three charts and the breakdown tables. Built from the same
+report dictionary as the page; an undefined statistic is written as such, with its reason."""
+
+import io
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from xml.sax.saxutils import escape
+
+from django.utils.translation import gettext as _
+from reportlab.lib import colors
+from reportlab.lib.enums import TA_LEFT
+from reportlab.lib.pagesizes import A4
+from reportlab.lib.styles import ParagraphStyle
+from reportlab.lib.units import mm
+from reportlab.platypus import (
+    CondPageBreak,
+    KeepTogether,
+    Paragraph,
+    SimpleDocTemplate,
+    Spacer,
+    Table,
+    TableStyle,
+)
+
+from annotation.templatetags.concord_i18n import group_label, reason_text
+from leaderboard.agreement import Unit
+from leaderboard.report_pdf_charts import (
+    CJK,
+    CJK_CHARS,
+    LATIN,
+    LATIN_BOLD,
+    ability_chart,
+    confusion_chart,
+    system_chart,
+)
+from leaderboard.stats import majority
+
+PAGE_WIDTH = A4[0] - 36 * mm
+BODY = ParagraphStyle("body", fontName=LATIN, fontSize=9, leading=12, alignment=TA_LEFT)
+SMALL = ParagraphStyle("small", parent=BODY, fontSize=7.5, leading=9.5)
+H1 = ParagraphStyle("h1", parent=BODY, fontName=LATIN_BOLD, fontSize=16, leading=20)
+H2 = ParagraphStyle("h2", parent=BODY, fontName=LATIN_BOLD, fontSize=11.5, leading=15)
+PASSED = colors.HexColor("#1d7a3a")
+FAILED = colors.HexColor("#b3261e")
+
+
+@dataclass(frozen=True)
+class Identification:
+    benchmark: str
+    round: str
+    run: str
+    generated_at: str
+
+
+def _mixed(text: str) -> str:
+    """Paragraph markup for text that may mix Latin and Chinese: runs of Chinese characters
+    in the CID font, everything else in Helvetica."""
+    out, last = [], 0
+    for match in CJK_CHARS.finditer(text):
+        out.append(escape(text[last : match.start()]))
+        out.append(f'<font name="{CJK}">{escape(match.group())}</font>')
+        last = match.end()
+    out.append(escape(text[last:]))
+    return "".join(out)
+
+
+def _p(text: str, style: ParagraphStyle = BODY) -> Paragraph:
+    if CJK_CHARS.search(text):
+        style = ParagraphStyle(style.name + "-cjk", parent=style, wordWrap="CJK")
+    return Paragraph(_mixed(text), style)
+
+
+def _pct(value: float | None) -> str:
+    return "" if value is None else f"{value * 100:.1f}%"
+
+
+def _interval(bounds: Sequence[float] | None) -> str:
+    return "" if not bounds else f"{bounds[0] * 100:.1f}–{bounds[1] * 100:.1f}%"
+
+
+def _number(value: float | None, reason: str | None) -> str:
+    if value is None:
+        return _("undefined: %(reason)s") % {"reason": reason_text(reason) or _("no value")}
+    return f"{value:.4f}".rstrip("0").rstrip(".") if value != 0 else "0"
+
+
+def system_hit_rates(units: Sequence[Unit]) -> list[tuple[str, float | None, float | None]]:
+    """Per system, over the units with both a human majority and a judge verdict: the share
+    the judge marks as met and the share the experts' majority does."""
+    counts: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
+    for unit in units:
+        verdict = majority([hit for _, hit in unit.votes])
+        if unit.judge is None or not verdict.is_majority:
+            continue
+        row = counts[unit.system]
+        row[0] += 1
+        row[1] += int(unit.judge)
+        row[2] += int(bool(verdict.label))
+    return [(system, judge / n, human / n) for system, (n, judge, human) in sorted(counts.items())]
+
+
+def _table(rows: list[list], widths: Sequence[float], header: bool = True) -> Table:
+    cells = [[c if isinstance(c, Paragraph) else _p(str(c), SMALL) for c in row] for row in rows]
+    table = Table(cells, colWidths=widths, repeatRows=1 if header else 0)
+    style = [
+        ("GRID", (0, 0), (-1, -1), 0.3, colors.HexColor("#c9ced6")),
+        ("VALIGN", (0, 0), (-1, -1), "TOP"),
+        ("TOPPADDING", (0, 0), (-1, -1), 2),
+        ("BOTTOMPADDING", (0, 0), (-1, -1), 2),
+    ]
+    if header:
+        style.append(("BACKGROUND", (0, 0), (-1, 0), colors.HexColor("#eef1f5")))
+    table.setStyle(TableStyle(style))
+    return table
+
+
+def _breakdown(title: str, rows: dict[str, dict], undefined: dict, name: str) -> list:
+    header = [
+        _("Group"),
+        _("Units"),
+        _("Agreement"),
+        # xgettext:no-python-format
+        _("95% interval"),
+    ]
+    body = []
+    for group, row in rows.items():
+        agreement = _pct(row["percent_agreement"]) or _number(
+            None, undefined.get(f"{name}.{group}")
+        )
+        label = group_label(group, name.removeprefix("by_"))
+        body.append([label, row["units"], agreement, _interval(row["wilson_95"])])
+    if not body:
+        body.append([_("no units"), "", "", ""])
+    widths = [PAGE_WIDTH * share for share in (0.46, 0.12, 0.2, 0.22)]
+    return [
+        CondPageBreak(40 * mm),
+        _p(title, H2),
+        _table([header, *body], widths),
+        Spacer(1, 4 * mm),
+    ]
+
+
+def agreement_pdf_bytes(
+    report: dict,
+    *,
+    ident: Identification,
+    systems: Sequence[tuple[str, float | None, float | None]],
+) -> bytes:
+    undefined: dict[str, str] = report["undefined"]
+    gate = report["gate"]
+    story: list = [
+        _p(_("Judge–expert agreement report"), H1),
+        Spacer(1, 2 * mm),
+        _table(
+            [
+                [_("Benchmark"), ident.benchmark],
+                [_("Review round"), ident.round],
+                [_("Judge run"), ident.run],
+                [_("Generated at"), ident.generated_at],
+            ],
+            [PAGE_WIDTH * 0.25, PAGE_WIDTH * 0.75],
+            header=False,
+        ),
+        Spacer(1, 4 * mm),
+    ]
+
+    verdict = _("Gate passed") if gate["passed"] else _("Gate not passed")
+    verdict_style = ParagraphStyle(
+        "gate", parent=H2, textColor=PASSED if gate["passed"] else FAILED, fontSize=14
+    )
+    point = report["percent_agreement"]
+    agreement = (
+        _pct(point) if point is not None else _number(None, undefined.get("percent_agreement"))
+    )
+    lines = [
+        _("Agreement with the human majority: %(value)s (n = %(n)s units)")
+        % {"value": agreement, "n": report["units"]},
+        _("Wilson 95%% interval: %(value)s")
+        % {"value": _interval(report["wilson_95"]) or _number(None, undefined.get("wilson_95"))},
+        _(
+            "Cluster bootstrap 95%% interval: %(value)s "
+            "(%(resamples)s resamples of whole dialogues, seed %(seed)s)"
+        )
+        % {
+            "value": _interval(report["bootstrap_95"])
+            or _number(None, undefined.get("bootstrap_95")),
+            "resamples": report["bootstrap"]["resamples"],
+            "seed": report["bootstrap"]["seed"],
+        },
+        _("Rule: %(rule)s (threshold %(threshold)s)")
+        % {"rule": gate["rule"], "threshold": _pct(gate["threshold"])},
+        _("One-sided binomial test of agreement above the threshold: p = %(p)s")
+        % {"p": _number(report["binomial_p"], undefined.get("binomial_p"))},
+        _(
+            "Excluded: %(ties)s ties, %(none)s without a consensus (no votes), "
+            "%(missing)s without a judge verdict (failed calls)."
+        )
+        % {
+            "ties": report["excluded"]["ties"],
+            "none": report["excluded"]["no_consensus"],
+            "missing": report["excluded"]["judge_missing"],
+        },
+    ]
+    if gate.get("reason"):
+        lines.append(reason_text(gate["reason"]))
+    story += [KeepTogether([_p(verdict, verdict_style), *[_p(line) for line in lines]])]
+    story.append(Spacer(1, 4 * mm))
+
+    confusion, humans = report["confusion"], report["humans"]
+    stats = [
+        (_("Cohen's kappa"), report["cohen_kappa"], "cohen_kappa"),
+        (_("Gwet's AC1"), report["gwet_ac1"], "gwet_ac1"),
+        ("PABAK", report["pabak"], "pabak"),
+        (_("Sensitivity"), confusion["sensitivity"], "sensitivity"),
+        (_("Specificity"), confusion["specificity"], "specificity"),
+        (_("Prevalence (human hit rate)"), confusion["prevalence"], "prevalence"),
+        (_("Experts: Fleiss' kappa"), humans["fleiss_kappa"], "humans.fleiss_kappa"),
+        (
+            _("Experts: Krippendorff's alpha"),
+            humans["krippendorff_alpha"],
+            "humans.krippendorff_alpha",
+        ),
+        (_("Experts: Gwet's AC1"), humans["gwet_ac1"], "humans.gwet_ac1"),
+        (
+            _("Experts: mean pairwise agreement"),
+            humans["pairwise_agreement"],
+            "humans.pairwise_agreement",
+        ),
+    ]
+    rows = [[_("Statistic"), _("Value")]]
+    for title, value, key in stats:
+        rows.append([title, _number(value, undefined.get(key) or undefined.get("humans"))])
+    matrix = confusion_chart(
+        confusion,
+        labels={
+            "experts_hit": _("experts: hit"),
+            "experts_miss": _("experts: miss"),
+            "judge_hit": _("judge: hit"),
+            "judge_miss": _("judge: miss"),
+        },
+    )
+    story += [
+        CondPageBreak(70 * mm),
+        _p(_("Statistics"), H2),
+        Table(
+            [
+                [
+                    _table(rows, [PAGE_WIDTH * 0.3, PAGE_WIDTH * 0.22]),
+                    [_p(_("Confusion matrix"), BODY), matrix],
+                ]
+            ],
+            colWidths=[PAGE_WIDTH * 0.54, PAGE_WIDTH * 0.46],
+            style=[("VALIGN", (0, 0), (-1, -1), "TOP")],
+        ),
+        Spacer(1, 4 * mm),
+    ]
+
+    no_units = _("undefined: no units")
+    story += [
+        KeepTogether(
+            [
+                _p(_("Agreement per ability"), H2),
+                _p(
+                    _(
+                        "Bars: point estimate; whiskers: the Wilson interval (95%); "
+                        "dashed line: the threshold."
+                    ),
+                    SMALL,
+                ),
+                ability_chart(
+                    {group_label(k, "ability"): row for k, row in report["by_ability"].items()},
+                    threshold=gate["threshold"],
+                    width=PAGE_WIDTH,
+                    note=no_units,
+                    legend=_("agreement with the human majority"),
+                ),
+            ]
+        ),
+        Spacer(1, 4 * mm),
+        KeepTogether(
+            [
+                _p(_("Judge and experts per system"), H2),
+                _p(
+                    _(
+                        "Share of criteria marked as met, on the units with both "
+                        "a majority and a verdict."
+                    ),
+                    SMALL,
+                ),
+                system_chart(
+                    systems,
+                    width=PAGE_WIDTH,
+                    legend=(_("judge"), _("experts' majority")),
+                    note=no_units,
+                ),
+            ]
+        ),
+        Spacer(1, 4 * mm),
+    ]
+    for title, name in (
+        (_("By ability"), "by_ability"),
+        (_("By category"), "by_category"),
+        (_("By difficulty"), "by_difficulty"),
+        (_("By scenario"), "by_scenario"),
+        (_("By system"), "by_system"),
+    ):
+        story += _breakdown(title, report[name], undefined, name)
+
+    raters = [
+        [
+            _("Rater"),
+            _("Units"),
+            _("Agreement with the other experts"),
+            _("Judge's agreement with this expert"),
+        ]
+    ]
+    for rater, row in report["by_rater"].items():
+        raters.append(
+            [
+                rater,
+                row["units"],
+                _pct(row["agreement_with_others"])
+                or _number(None, undefined.get(f"by_rater.{rater}")),
+                _pct(row["judge_agreement"]) or _number(None, _("no unit judged by both")),
+            ]
+        )
+    story += [
+        CondPageBreak(40 * mm),
+        _p(_("By rater: the human ceiling beside the judge"), H2),
+        _table(raters, [PAGE_WIDTH * s for s in (0.16, 0.12, 0.36, 0.36)]),
+    ]
+    if undefined:
+        story += [CondPageBreak(30 * mm), Spacer(1, 4 * mm), _p(_("Undefined values and why"), H2)]
+        story += [_p(f"{name}: {reason_text(reason)}", SMALL) for name, reason in undefined.items()]
+
+    buffer = io.BytesIO()
+    document = SimpleDocTemplate(
+        buffer,
+        pagesize=A4,
+        leftMargin=18 * mm,
+        rightMargin=18 * mm,
+        topMargin=16 * mm,
+        bottomMargin=16 * mm,
+        title=_("Judge–expert agreement report"),
+        author="Concord",
+        invariant=True,
+    )
+    document.build(story, onFirstPage=_footer(ident), onLaterPages=_footer(ident))
+    return buffer.getvalue()
+
+
+def _footer(ident: Identification):
+    def draw(canvas, document) -> None:
+        canvas.saveState()
+        parts = (ident.benchmark, ident.round, ident.run, ident.generated_at, str(document.page))
+        text = " · ".join(parts)
+        canvas.setFont(CJK if CJK_CHARS.search(text) else LATIN, 7)
+        canvas.drawRightString(A4[0] - 18 * mm, 9 * mm, text)
+        canvas.restoreState()
+
+    return draw
