@@ -1,5 +1,6 @@
 from judging.models.config import JudgeConfig, PromptTemplate
 from judging.models.runs import JudgeAttempt, JudgeLane, JudgeRun, JudgeTask, Verdict
+from judging.models.scores import StoredLeaderboard
 
 __all__ = [
     "JudgeAttempt",
@@ -8,5 +9,6 @@ __all__ = [
     "JudgeRun",
     "JudgeTask",
     "PromptTemplate",
+    "StoredLeaderboard",
     "Verdict",
 ]

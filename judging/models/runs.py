@@ -122,6 +122,8 @@ class JudgeAttempt(models.Model):
     latency_ms = models.PositiveIntegerField(default=0)
     prompt_tokens = models.PositiveIntegerField(default=0)
     completion_tokens = models.PositiveIntegerField(default=0)
+    # host:pid of the process that made the call, to follow a run across workers.
+    worker = models.CharField(max_length=100, blank=True)
     created = models.DateTimeField(auto_now_add=True)
 
     class Meta:

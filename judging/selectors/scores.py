@@ -4,14 +4,25 @@ The database work is a fixed handful of flat `values_list` queries whatever the 
 run; everything else is the pure scorer in `judging.scoring`.
 """
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
+from itertools import chain
 from typing import Any
 
+import numpy as np
+from django.db import connections
 from django.db.models import Count, F
 
-from annotation.models import Ability, Benchmark, Category, System
+from annotation.models import Ability, Benchmark, Criterion, System
 from judging.models import JudgeRun, JudgeTask, Verdict
-from judging.scoring import CaseVerdicts, Profile, ScoredCriterion, Value, score_system
+from judging.scoring import CaseVerdicts, Profile, ScoredCriterion, Value
+from judging.scoring.matrix import (
+    DEFAULT_RESAMPLES,
+    DEFAULT_SEED,
+    MatrixSummary,
+    ability_matrix,
+    overall_bootstraps,
+    summarise,
+)
 
 # Rows per fetch while streaming verdicts: large runs never sit in memory as model objects.
 CHUNK_SIZE = 2000
@@ -121,58 +132,224 @@ def _rounded(value: Value, digits: int) -> float | None:
     return None if value.value is None else round(value.value, digits)
 
 
-def _in_order(scores: dict[str, float], order: dict[str, int]) -> dict[str, float]:
-    """Abilities and categories in taxonomy order (unknown ones last, by name), so every
-    system's row lists them the same way whatever order its cases came in."""
-    ranked = sorted(scores, key=lambda key: (order.get(key, len(order)), key))
-    return {key: round(scores[key], 2) for key in ranked}
+def _taxonomy_order(labels: Iterable[str]) -> tuple[list[str], dict[str, tuple[str, str]]]:
+    """The labels in taxonomy order (unknown ones last, by label), with each label's category
+    (English name, the key rows use) and the category's position. One query."""
+    known = {
+        label: (category, (category_position, position))
+        for label, category, category_position, position in Ability.objects.filter(
+            label__in=list(labels)
+        ).values_list("label", "category__name_en", "category__position", "position")
+    }
+    ordered = sorted(
+        labels, key=lambda label: (label not in known, known.get(label, ("", (0, 0)))[1], label)
+    )
+    return ordered, {label: known[label] for label in ordered if label in known}
+
+
+def _done_tasks(run: JudgeRun) -> list[tuple]:
+    return list(
+        JudgeTask.objects.filter(run=run, status=JudgeTask.Status.DONE)
+        .order_by("pk")
+        .values_list(
+            "pk",
+            "system__name",
+            "case__difficulty",
+            "case__scenario__primary",
+        )
+    )
+
+
+def _verdict_arrays(run: JudgeRun) -> np.ndarray:
+    """(task id, criterion id, hit) of every verdict of the run's done tasks, as one integer
+    array: three small columns instead of joined labels keep the read fast at full scale."""
+    rows = (
+        Verdict.objects.filter(task__run=run, task__status=JudgeTask.Status.DONE)
+        .order_by()
+        .values_list("task_id", "criterion_id", "hit")
+    )
+    # The queryset's own SQL on a plain cursor: Django's per-row converters (SQLite's 0/1 to
+    # bool) cost more than the read itself at 160,000 rows, and numpy wants the integers.
+    sql, params = rows.query.sql_with_params()
+    with connections[rows.db].cursor() as cursor:
+        cursor.execute(sql, params)
+        fetched = cursor.fetchall()
+    flat = np.fromiter(chain.from_iterable(fetched), dtype=np.int64, count=3 * len(fetched))
+    return flat.reshape(-1, 3)
+
+
+def _criteria(run: JudgeRun, ids: np.ndarray) -> list[tuple]:
+    """The verdicts' criteria, ordered by pk. Read through the done tasks' rubric versions (a
+    subquery) rather than by listing 11,000 ids; a verdict on a criterion of another version
+    would be a data error, but it costs one more query to still score it correctly."""
+    fields = ("pk", "ability__label", "weight", "is_catastrophic")
+    versions = JudgeTask.objects.filter(run=run, status=JudgeTask.Status.DONE).values(
+        "rubric_version_id"
+    )
+    found = list(
+        Criterion.objects.filter(rubric_version_id__in=versions).order_by("pk").values_list(*fields)
+    )
+    known = np.array([row[0] for row in found], dtype=np.int64)
+    missing = np.setdiff1d(np.unique(ids), known)
+    if missing.size:
+        found += Criterion.objects.filter(pk__in=missing.tolist()).values_list(*fields)
+        found.sort(key=lambda row: row[0])
+    wanted = np.isin(np.array([row[0] for row in found], dtype=np.int64), ids)
+    return [row for row, keep in zip(found, wanted, strict=True) if keep]
+
+
+def _row(name: str, kind: str, summary: MatrixSummary | None, failed: int) -> dict[str, Any]:
+    if summary is None:
+        reason = "no cases were given"
+        nothing = Value.undefined(reason)
+        values = {field: nothing for field in SCORE_FIELDS}
+        interval: list | None = None
+        undefined = {field: reason for field in (*SCORE_FIELDS, "overall_95")}
+        abilities, counts, categories, scenes, scene_counts, scored = {}, {}, {}, {}, {}, 0
+    else:
+        values = {
+            "overall": summary.overall,
+            "normal": summary.normal,
+            "hard": summary.hard,
+            "relative_decline": summary.relative_decline,
+        }
+        undefined = {field: v.reason for field, v in values.items() if not v.is_defined}
+        ci = summary.interval
+        interval = None if ci.low is None else [round(ci.low, 2), round(ci.high, 2)]
+        if ci.low is None:
+            undefined["overall_95"] = ci.reason
+        abilities = {label: round(score, 2) for label, score in summary.abilities.items()}
+        counts = summary.ability_case_counts
+        categories = {name: round(score, 2) for name, score in summary.categories.items()}
+        scenes = {name: _rounded(value, 2) for name, value in summary.scenes.items()}
+        scene_counts = summary.scene_case_counts
+        undefined.update(
+            {f"scenes.{name}": v.reason for name, v in summary.scenes.items() if not v.is_defined}
+        )
+        scored = summary.cases_scored
+    return {
+        "system": name,
+        "kind": kind,
+        "is_human": kind == System.Kind.HUMAN,
+        **{
+            field: _rounded(value, 4 if field == "relative_decline" else 2)
+            for field, value in values.items()
+        },
+        "overall_95": interval,
+        "bootstrap": {"resamples": DEFAULT_RESAMPLES, "seed": DEFAULT_SEED, "unit": "case"},
+        "abilities": abilities,
+        "ability_cases": counts,
+        "categories": categories,
+        "scenes": scenes,
+        "scene_cases": scene_counts,
+        "cases_scored": scored,
+        "cases_failed": failed,
+        "undefined": undefined,
+    }
 
 
 def leaderboard_rows(*, run: JudgeRun, profile: str) -> list[dict[str, Any]]:
     """One row per system of the run under `profile`, best overall first.
 
-    Numbers are rounded for display (2 decimals; the relative decline, a fraction, to 4). A
-    score that cannot be computed is None, with the reason under "undefined".
+    Scored with the vectorised `judging.scoring.matrix` (the same rules as `score_system`),
+    with a 95% bootstrap interval of the overall score resampling cases. Numbers are
+    rounded for display (2 decimals; the relative decline, a fraction, to 4). A score that
+    cannot be computed is None, with the reason under "undefined". Scenes are the cases'
+    primary scenario labels ("" when a case has none). Seven queries whatever the size (one
+    more only for verdicts on criteria outside their task's rubric version, a data error).
     """
     profile = Profile(profile)
-    cases, failed = run_case_verdicts(run=run)
-    kinds = dict(System.objects.filter(name__in=list(cases)).values_list("name", "kind"))
-    ability_order = {
-        label: i for i, label in enumerate(Ability.objects.values_list("label", flat=True))
+    names = _run_system_names(run)
+    failed = _failed_counts(run)
+    tasks = _done_tasks(run)
+    verdicts = _verdict_arrays(run)
+    criteria = _criteria(run, verdicts[:, 1])
+    labels, categories = _taxonomy_order({label for _, label, _, _ in criteria})
+    column = {label: i for i, label in enumerate(labels)}
+
+    task_ids = np.array([task[0] for task in tasks], dtype=np.int64)
+    criterion_ids = np.array([c[0] for c in criteria], dtype=np.int64)
+    criterion_column = np.array([column[c[1]] for c in criteria], dtype=np.int64)
+    criterion_weight = np.array([c[2] or 0 for c in criteria], dtype=np.float64)
+    criterion_weighted = np.array([c[2] is not None for c in criteria], dtype=bool)
+    criterion_catastrophic = np.array([c[3] for c in criteria], dtype=bool)
+    which = np.searchsorted(criterion_ids, verdicts[:, 1])
+    matrix = ability_matrix(
+        row=np.searchsorted(task_ids, verdicts[:, 0]),
+        ability=criterion_column[which],
+        weight=criterion_weight[which],
+        weighted=criterion_weighted[which],
+        catastrophic=criterion_catastrophic[which],
+        hit=verdicts[:, 2].astype(bool),
+        n_rows=len(tasks),
+        n_abilities=len(labels),
+        profile=profile,
+    )
+
+    by_system: dict[str, list[int]] = {}
+    for index, task in enumerate(tasks):
+        by_system.setdefault(task[1], []).append(index)
+    everyone = list(dict.fromkeys([*names, *by_system, *failed]))
+    kinds = dict(System.objects.filter(name__in=everyone).values_list("name", "kind"))
+    column_categories = [categories.get(label, ("", (0, 0)))[0] for label in labels]
+
+    blocks = {
+        name: (matrix.scores[rows_of], matrix.present[rows_of])
+        for name, rows_of in (
+            (name, np.array(picked, dtype=np.int64)) for name, picked in by_system.items()
+        )
     }
-    category_order = {
-        name: i for i, name in enumerate(Category.objects.values_list("name_en", flat=True))
-    }
+    intervals = dict(zip(blocks, overall_bootstraps(list(blocks.values())), strict=True))
 
     rows = []
-    for name, judged in cases.items():
-        scores = score_system(judged, profile)
-        values = {
-            "overall": scores.overall,
-            "normal": scores.normal,
-            "hard": scores.hard,
-            "relative_decline": scores.relative_decline,
-        }
+    for name in everyone:
+        picked = by_system.get(name)
+        summary = None
+        if picked:
+            summary = summarise(
+                *blocks[name],
+                abilities=labels,
+                categories=column_categories,
+                difficulty=[tasks[i][2] for i in picked],
+                scene=[tasks[i][3] or "" for i in picked],
+                interval=intervals[name],
+            )
         rows.append(
-            {
-                "system": name,
-                "kind": kinds.get(name, System.Kind.LLM.value),
-                **{
-                    field: _rounded(value, 4 if field == "relative_decline" else 2)
-                    for field, value in values.items()
-                },
-                "abilities": _in_order(dict(scores.abilities), ability_order),
-                "categories": _in_order(dict(scores.categories), category_order),
-                "cases_scored": scores.cases_scored,
-                "cases_failed": failed.get(name, 0),
-                "undefined": {
-                    field: value.reason for field, value in values.items() if not value.is_defined
-                },
-            }
+            _row(name, kinds.get(name, System.Kind.LLM.value), summary, failed.get(name, 0))
         )
     # Undefined overall scores go last; ties keep a stable, readable order by name.
     rows.sort(key=lambda row: (row["overall"] is None, -(row["overall"] or 0.0), row["system"]))
     return rows
+
+
+def heatmap_columns(*, labels: Iterable[str]) -> list[dict[str, Any]]:
+    """The ability labels grouped by category in taxonomy order, with display names, for the
+    heatmap's two header rows. Labels the taxonomy does not know form a last group. One
+    query."""
+    wanted = list(dict.fromkeys(labels))
+    known = {
+        ability.label: ability
+        for ability in Ability.objects.filter(label__in=wanted).select_related("category")
+    }
+    ordered = sorted(
+        wanted,
+        key=lambda label: (
+            label not in known,
+            (known[label].category.position, known[label].category.code, known[label].position)
+            if label in known
+            else (0, "", 0),
+            label,
+        ),
+    )
+    groups: list[dict[str, Any]] = []
+    for label in ordered:
+        ability = known.get(label)
+        key = ability.category.name_en if ability else ""
+        name = ability.category.name if ability else ""
+        if not groups or groups[-1]["key"] != key:
+            groups.append({"key": key, "name": name, "abilities": []})
+        groups[-1]["abilities"].append({"label": label, "name": ability.name if ability else label})
+    return groups
 
 
 def latest_finished_run(*, benchmark: Benchmark) -> JudgeRun | None:
