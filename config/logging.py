@@ -9,7 +9,12 @@ from config.middleware import request_id
 
 class RequestIdFilter(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
-        record.request_id = request_id.get()
+        rid = request_id.get()
+        if rid == "-":
+            # Django logs a response's 4xx/5xx line once the middleware has returned; the
+            # record carries the request, which carries its id.
+            rid = getattr(getattr(record, "request", None), "request_id", "-")
+        record.request_id = rid
         return True
 
 

@@ -17,6 +17,7 @@ class RequestIdMiddleware:
     def __call__(self, request):
         incoming = request.headers.get("X-Request-ID", "")
         rid = incoming if 0 < len(incoming) <= 64 and incoming.isprintable() else uuid.uuid4().hex
+        request.request_id = rid  # for log lines written after this middleware returned
         token = request_id.set(rid)
         try:
             response = self.get_response(request)

@@ -1,3 +1,4 @@
+from django.conf import settings
 from django.contrib import admin
 from django.urls import include, path
 
@@ -14,3 +15,8 @@ urlpatterns = [
     path("i18n/", include("django.conf.urls.i18n")),
     path("admin/", admin.site.urls),
 ]
+
+if settings.BENCH_CEILING:
+    from config.bench_views import ceiling
+
+    urlpatterns.append(path("bench/ceiling", ceiling, name="bench-ceiling"))

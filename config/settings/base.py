@@ -52,6 +52,8 @@ MIDDLEWARE = [
 ]
 
 ROOT_URLCONF = "config.urls"
+# bench/load.py's bare view (/bench/ceiling); never set in production.
+BENCH_CEILING = env.bool("CONCORD_BENCH_CEILING", default=False)
 WSGI_APPLICATION = "config.wsgi.application"
 
 TEMPLATES = [
@@ -96,6 +98,15 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+AUTHENTICATION_BACKENDS = ["accounts.backends.ThrottledModelBackend"]
+# Login throttle (accounts/throttle.py): this many failures for one username from one address
+# within the window pause that pair for the lockout.
+LOGIN_FAILURE_LIMIT = env.int("LOGIN_FAILURE_LIMIT", default=5)
+LOGIN_FAILURE_WINDOW_SECONDS = env.int("LOGIN_FAILURE_WINDOW_SECONDS", default=15 * 60)
+LOGIN_LOCKOUT_SECONDS = env.int("LOGIN_LOCKOUT_SECONDS", default=15 * 60)
+# Reverse proxies in front of the app: the client's address is read from X-Forwarded-For
+# this many entries from the end (0: REMOTE_ADDR is the client).
+NUM_PROXIES = env.int("NUM_PROXIES", default=0)
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"
@@ -115,9 +126,14 @@ STORAGES = {
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
 }
 MEDIA_ROOT = VAR_DIR / "media"
+# Files prepared by export jobs; every worker that runs them must be able to write here.
+EXPORT_ROOT = Path(env.str("CONCORD_EXPORT_ROOT", default=str(VAR_DIR / "exports")))
 # Imports stream the upload; keep large files on disk rather than in memory.
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024
 DATA_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
+
+# One process locally; production replaces it with a cache every web worker shares.
+CACHES = {"default": env.cache("CACHE_URL", default="locmemcache://")}
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
@@ -165,8 +181,12 @@ CELERY_BROKER_TRANSPORT_OPTIONS = (
         "store_processed": False,
     }
     if CELERY_BROKER_URL.startswith("filesystem://")
+    # A broker that does not answer is reported within seconds instead of blocking a page.
+    else {"socket_connect_timeout": env.float("CELERY_BROKER_CONNECT_TIMEOUT", default=5.0)}
+    if CELERY_BROKER_URL.startswith(("redis://", "rediss://"))
     else {}
 )
+CELERY_BROKER_CONNECTION_TIMEOUT = env.float("CELERY_BROKER_CONNECT_TIMEOUT", default=5.0)
 CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=False)
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True

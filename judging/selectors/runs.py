@@ -1,13 +1,21 @@
+import math
 from dataclasses import dataclass
 from datetime import timedelta
 from decimal import Decimal
 
-from django.db.models import Count, Q, Sum
+from django.db.models import Count, Min, Q, Sum
 from django.utils import timezone
 
-from judging.models import JudgeRun, JudgeTask
+from judging.models import JudgeAttempt, JudgeRun, JudgeTask
 
 THROUGHPUT_WINDOW = timedelta(seconds=60)
+TROUBLE_WINDOW = timedelta(minutes=5)
+# Failures that say the endpoint itself is down or overwhelmed, not that one reply was bad.
+ENDPOINT_OUTCOMES = (
+    JudgeAttempt.Outcome.CONNECTION,
+    JudgeAttempt.Outcome.TIMEOUT,
+    JudgeAttempt.Outcome.HTTP_ERROR,
+)
 
 
 @dataclass(frozen=True)
@@ -87,4 +95,55 @@ def recent_errors(*, run: JudgeRun, limit: int = 10):
         .exclude(last_error="")
         .values_list("last_error", flat=True)
         .order_by("-pk")[:limit]
+    )
+
+
+@dataclass(frozen=True)
+class EndpointTrouble:
+    failed: int  # attempts that failed at the endpoint within the window
+    answered: int  # attempts the endpoint answered within the window (any reply)
+    reasons: list[tuple[str, int]]  # (reason, attempts), most frequent first
+    window_minutes: int
+    retry_in_seconds: int | None  # until the next retry is due, when one is waiting
+
+    @property
+    def not_answering(self) -> bool:
+        return self.answered == 0
+
+
+def endpoint_trouble(*, run: JudgeRun) -> EndpointTrouble | None:
+    """Why a running run's calls are failing at the endpoint (connection errors, timeouts,
+    server errors in the last few minutes, grouped), and when the next retry is due; None
+    when nothing is wrong there. Two queries."""
+    if run.status != JudgeRun.Status.RUNNING:
+        return None
+    now = timezone.now()
+    rows = (
+        JudgeAttempt.objects.filter(task__run=run, created__gte=now - TROUBLE_WINDOW)
+        .values("outcome", "http_status")
+        .annotate(n=Count("pk"))
+    )
+    failed, answered, reasons = 0, 0, []
+    labels = dict(JudgeAttempt.Outcome.choices)
+    for row in rows:
+        outcome, status, n = row["outcome"], row["http_status"], row["n"]
+        if outcome == JudgeAttempt.Outcome.HTTP_ERROR and (status or 0) < 500:
+            outcome = None  # a 4xx is the endpoint answering "no", not the endpoint failing
+        if outcome in ENDPOINT_OUTCOMES:
+            failed += n
+            label = str(labels[outcome]) if outcome != "http_error" else f"HTTP {status}"
+            reasons.append((label, n))
+        elif row["outcome"] != JudgeAttempt.Outcome.CACHED:
+            answered += n
+    if not failed:
+        return None
+    retry_at = JudgeTask.objects.filter(
+        run=run, status=JudgeTask.Status.PENDING, not_before__gt=now
+    ).aggregate(at=Min("not_before"))["at"]
+    return EndpointTrouble(
+        failed=failed,
+        answered=answered,
+        reasons=sorted(reasons, key=lambda r: (-r[1], r[0])),
+        window_minutes=int(TROUBLE_WINDOW.total_seconds() // 60),
+        retry_in_seconds=math.ceil((retry_at - now).total_seconds()) if retry_at else None,
     )

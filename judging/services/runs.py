@@ -9,12 +9,17 @@ from django.utils.translation import gettext as _
 
 from annotation.models import Benchmark, Response, System
 from annotation.selectors.rubrics import latest_version_id_subquery
+from config.broker import BrokerUnreachable, broker_check
 from judging.llm_client import MissingApiKey, api_key
 from judging.models import JudgeConfig, JudgeLane, JudgeRun, JudgeTask, PromptTemplate
 
 
 class RunNotStartable(Exception):
     pass
+
+
+class WorkersUnreachable(RunNotStartable):
+    """The run would be handed to Celery workers, but their broker does not answer."""
 
 
 def config_snapshot(config: JudgeConfig) -> dict:
@@ -51,6 +56,17 @@ def _lanes_and_dispatch(
         transaction.on_commit(lambda: dispatch(run))
 
 
+def _workers_reachable(dispatch: Callable | None) -> None:
+    # Checked before anything is written: a run whose lanes could not be queued would sit
+    # "running" with nobody working on it.
+    if dispatch is None:
+        return
+    try:
+        broker_check()
+    except BrokerUnreachable as exc:
+        raise WorkersUnreachable(str(exc)) from exc
+
+
 def _key_available(config: JudgeConfig) -> None:
     try:
         api_key(config.api_key_env)
@@ -70,12 +86,13 @@ def judge_run_start(
     """Create the run and one task per response (judged against the case's current
     rubric version), then hand it to `dispatch` once committed.
 
-    Raises RunNotStartable, writing nothing, when there is nothing to judge or the key's
-    variable is not set.
+    Raises RunNotStartable, writing nothing, when there is nothing to judge, the key's
+    variable is not set or (WorkersUnreachable) the workers' broker does not answer.
     """
     if config.prompt is None or config.prompt.kind != PromptTemplate.Kind.JUDGE:
         raise RunNotStartable(_("Pick a configuration whose prompt is a judge prompt."))
     _key_available(config)
+    _workers_reachable(dispatch)
     responses = [
         row
         for row in Response.objects.filter(case__benchmark=benchmark, system__in=systems)
@@ -121,6 +138,7 @@ def generation_run_start(
     if config.prompt is None or config.prompt.kind != PromptTemplate.Kind.GENERATION:
         raise RunNotStartable(_("Pick a configuration whose prompt is a generation prompt."))
     _key_available(config)
+    _workers_reachable(dispatch)
     system_name = system_name.strip()
     if not system_name:
         raise RunNotStartable(_("Name the system the replies will belong to."))
@@ -160,6 +178,8 @@ def judge_run_pause(*, run: JudgeRun) -> None:
 
 
 def judge_run_resume(*, run: JudgeRun, dispatch: Callable[[JudgeRun], None] | None = None) -> None:
+    """Raises WorkersUnreachable, leaving the run paused, when the broker does not answer."""
+    _workers_reachable(dispatch)
     with transaction.atomic():
         updated = JudgeRun.objects.filter(pk=run.pk, status=JudgeRun.Status.PAUSED).update(
             status=JudgeRun.Status.RUNNING

@@ -1,0 +1,348 @@
+"""Load: 50 experts annotating and 5 researchers reading reports at once, behind gunicorn.
+
+Builds the stack of bench/_stack.py (a fresh PostgreSQL database, a synthetic benchmark of
+400 cases x about 10 criteria answered by 3 systems, imported judge verdicts for every
+response, 50 experts in one round over every response, 5 researchers), starts gunicorn on a
+free loopback port and, for --duration seconds (default 60), drives at the same time:
+
+- each expert: log in, then again and again: next item, the annotation page, an autosave
+  of the answers, submit (which opens the following item);
+- each researcher: log in, then the agreement report, the leaderboard, the disagreement
+  browser and the exports page, in turn.
+
+Experts pause 2 s on average before each request and researchers 2 s after each page
+(--think; uniformly half to one and a half times that): still dozens of times the pace of
+people reading dialogues and reports, while keeping the measure about serving requests
+rather than about a queue. --think 0 drives the server flat out (capacity).
+
+Then the same clients hammer a view that does nothing (/bench/ceiling, mounted only with
+CONCORD_BENCH_CEILING) through the same gunicorn and middleware: the ceiling of the stack.
+Prints throughput, p50/p95/p99 per endpoint and the errors (any status other than 200 or
+302, or an exception). Goal: zero errors, p95 under 200 ms for the annotation page and
+submit. Times are printed, never asserted; the exit status is non-zero only on errors.
+
+The load generator is Python threads with one httpx client each (as bench/review_load.py):
+no other dependency, one cookie jar per user, and its CPU is measured and printed, since it
+shares the machine with the server. Everything talks to 127.0.0.1 only.
+
+    python bench/load.py
+    python bench/load.py --duration 30 --workers 4 --threads 2
+"""
+
+import argparse
+import json
+import os
+import random
+import secrets
+import shutil
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench._stack import (
+    DEFAULT_SERVER,
+    PASSWORD,
+    CpuMeter,
+    Expert,
+    Gunicorn,
+    Recorder,
+    drop_database,
+    httpx,
+    machine_busy,
+    migrate,
+    percentile,
+    recreate_database,
+    seed,
+    server_env,
+)
+
+DATABASE = "concord_bench_load"
+SLUG = "review-load"
+GOAL_MS = 200
+EXPERT_ENDPOINTS = ["next", "annotation page", "autosave", "submit"]
+RESEARCHER_PAGES = {
+    "agreement report": f"/benchmarks/{SLUG}/agreement/",
+    "leaderboard": f"/benchmarks/{SLUG}/leaderboard/",
+    "disagreements": f"/benchmarks/{SLUG}/agreement/disagreements/",
+    "exports page": f"/benchmarks/{SLUG}/exports/",
+}
+CEILING = "bare view"
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--experts", type=int, default=50)
+    parser.add_argument("--researchers", type=int, default=5)
+    parser.add_argument("--duration", type=float, default=60.0, help="seconds of load")
+    parser.add_argument(
+        "--ceiling-duration", type=float, default=None, help="seconds on the bare view"
+    )
+    parser.add_argument("--workers", type=int, default=2, help="gunicorn worker processes")
+    parser.add_argument("--threads", type=int, default=1, help="threads per gunicorn worker")
+    parser.add_argument("--keep-alive", type=int, default=2, help="gunicorn keep-alive (s)")
+    parser.add_argument(
+        "--think",
+        type=float,
+        default=2.0,
+        help="mean pause (s) of an expert before each request and of a researcher after each "
+        "page (default 2; 0 drives the server flat out)",
+    )
+    parser.add_argument("--cases", type=int, default=400)
+    parser.add_argument("--criteria-per-case", type=int, default=10)
+    parser.add_argument("--systems", type=int, default=3)
+    parser.add_argument("--fraction", type=float, default=1.0, help="share of responses sampled")
+    parser.add_argument("--raters", type=int, default=3)
+    parser.add_argument("--server", default=DEFAULT_SERVER, help="PostgreSQL server")
+    return parser.parse_args(argv)
+
+
+def seed_reports(args: argparse.Namespace) -> list[str]:
+    """Researchers, and one imported judge run per system, so the reports have a judge to
+    compare with the experts' votes as they come in."""
+    from django.db.models import Count
+
+    from accounts.services import user_create_with_role
+    from annotation.models import Criterion, System
+    from judging.services.judgments_import import judgments_import
+
+    rng = random.Random(7)
+    # Seeded cases have a single rubric version each.
+    criteria = dict(
+        Criterion.objects.filter(rubric_version__case__benchmark__slug=SLUG)
+        .values_list("rubric_version__case__external_id")
+        .annotate(n=Count("pk"))
+        .values_list("rubric_version__case__external_id", "n")
+    )
+    for system in System.objects.order_by("name"):
+        rows = [
+            json.dumps(
+                {
+                    "question_id": qid,
+                    "score_detail": [rng.random() < 0.5 for _ in range(n)],
+                    "score_reason": "模拟评分",
+                },
+                ensure_ascii=False,
+            ).encode()
+            + b"\n"
+            for qid, n in criteria.items()
+        ]
+        judgments_import(
+            chunks=rows, benchmark_slug=SLUG, system_name=system.name, judge_name="bench judge"
+        )
+    return [
+        user_create_with_role(
+            username=f"researcher{i:02d}", password=PASSWORD, role="Researcher"
+        ).username
+        for i in range(args.researchers)
+    ]
+
+
+class Researcher(Expert):
+    """Logs in like an expert, then reads the report pages in turn until the deadline."""
+
+    def read(self, *, deadline: float) -> None:
+        pages = list(RESEARCHER_PAGES.items())
+        offset = self.rng.randrange(len(pages))
+        n = 0
+        while time.monotonic() < deadline:
+            endpoint, path = pages[(offset + n) % len(pages)]
+            n += 1
+            if self.call(endpoint, "GET", path) is None:
+                time.sleep(0.5)  # an error is counted; do not spin on a broken page
+            self.pause()  # reading the page
+
+
+def hammer(base_url: str, recorder: Recorder, *, deadline: float) -> None:
+    with httpx.Client(base_url=base_url, trust_env=False, timeout=30) as client:
+        while time.monotonic() < deadline:
+            started = time.perf_counter()
+            try:
+                response = client.get("/bench/ceiling")
+            except httpx.HTTPError as exc:
+                recorder.error(CEILING, f"{type(exc).__name__}: {exc}")
+                continue
+            recorder.latency(CEILING, time.perf_counter() - started)
+            if response.status_code != 200:
+                recorder.error(CEILING, f"HTTP {response.status_code}")
+
+
+def print_table(recorder: Recorder, endpoints: list[str]) -> None:
+    print(f"{'endpoint':<18} {'count':>6} {'req/s':>7} {'p50':>8} {'p95':>8} {'p99':>8}  (ms)")
+    for endpoint in endpoints:
+        values = recorder.latencies.get(endpoint)
+        if not values:
+            continue
+        figures = [percentile(values, p) * 1000 for p in (50, 95, 99)]
+        rate = len(values) / recorder.seconds
+        print(
+            f"{endpoint:<18} {len(values):>6} {rate:>7.1f} "
+            + " ".join(f"{f:>8.1f}" for f in figures)
+        )
+
+
+def run_mixed(args, server: Gunicorn, seeded: dict, researchers: list[str]) -> Recorder:
+    recorder = Recorder()
+
+    def client(cls, name: str, i: int, **extra):
+        return cls(
+            base_url=server.base_url,
+            username=name,
+            recorder=recorder,
+            seed=i,
+            think=args.think,
+            keep_alive=args.keep_alive,
+            **extra,
+        )
+
+    experts = [client(Expert, n, i, autosave=True) for i, n in enumerate(seeded["usernames"])]
+    readers = [client(Researcher, n, 1000 + i) for i, n in enumerate(researchers)]
+    everyone = experts + readers
+    try:
+        with ThreadPoolExecutor(max_workers=len(everyone)) as pool:
+            logins = list(pool.map(Expert.login, everyone))
+            print(f"logins: {sum(logins)} of {len(everyone)}", flush=True)
+            deadline = time.monotonic() + args.duration
+            cpu = CpuMeter(server.process.pid)
+            started = time.perf_counter()
+            jobs = [
+                pool.submit(
+                    e.work, round_id=seeded["round_id"], iterations=10**6, deadline=deadline
+                )
+                for e, ok in zip(experts, logins[: len(experts)], strict=True)
+                if ok
+            ] + [
+                pool.submit(r.read, deadline=deadline)
+                for r, ok in zip(readers, logins[len(experts) :], strict=True)
+                if ok
+            ]
+            for job in jobs:
+                job.result()
+            recorder.seconds = time.perf_counter() - started
+            recorder.cpu_line = cpu.report(recorder.seconds)
+    finally:
+        for user in everyone:
+            user.close()
+    return recorder
+
+
+def run_ceiling(args, server: Gunicorn) -> Recorder:
+    recorder = Recorder()
+    seconds = args.ceiling_duration if args.ceiling_duration is not None else args.duration
+    users = args.experts + args.researchers
+    deadline = time.monotonic() + seconds
+    started = time.perf_counter()
+    with ThreadPoolExecutor(max_workers=users) as pool:
+        for job in [
+            pool.submit(hammer, server.base_url, recorder, deadline=deadline) for _ in range(users)
+        ]:
+            job.result()
+    recorder.seconds = time.perf_counter() - started
+    return recorder
+
+
+def report(args, mixed: Recorder, ceiling: Recorder) -> int:
+    endpoints = EXPERT_ENDPOINTS + list(RESEARCHER_PAGES)
+    total = sum(len(mixed.latencies[e]) for e in endpoints)
+    errors = sum(mixed.errors.values())
+    print(
+        f"\nmixed load: {args.experts} experts + {args.researchers} researchers for "
+        f"{mixed.seconds:.1f} s (think time {args.think:g} s): {total} requests, "
+        f"{total / mixed.seconds:.1f} requests/s, {mixed.submits} submits "
+        f"({mixed.submits / mixed.seconds:.1f}/s); experts out of items: {mixed.out_of_items}"
+    )
+    print(
+        f"errors: {errors}"
+        + (f" ({', '.join(f'{k}: {v}' for k, v in mixed.errors.items())})" if errors else "")
+    )
+    for sample in mixed.samples:
+        print(f"  e.g. {sample}")
+    if mixed.cpu_line:
+        print(mixed.cpu_line)
+    print_table(mixed, endpoints)
+    ceiling_errors = sum(ceiling.errors.values())
+    print(
+        f"\nceiling: a view that does nothing, same gunicorn and middleware, "
+        f"{args.experts + args.researchers} clients for {ceiling.seconds:.1f} s: "
+        f"{len(ceiling.latencies[CEILING]) / ceiling.seconds:.1f} requests/s, "
+        f"errors: {ceiling_errors}"
+    )
+    print_table(ceiling, [CEILING])
+    verdicts = []
+    for endpoint in ("annotation page", "submit"):
+        values = mixed.latencies.get(endpoint)
+        if values:
+            p95 = percentile(values, 95) * 1000
+            verdicts.append(f"{endpoint} {p95:.0f} ms ({'met' if p95 < GOAL_MS else 'missed'})")
+    print(
+        f"goal: zero errors ({'met' if not errors else 'missed'}); p95 under {GOAL_MS} ms "
+        "for the annotation page and submit: " + ", ".join(verdicts)
+    )
+    return 1 if errors or ceiling_errors else 0
+
+
+def main() -> int:
+    args = parse_args()
+    var_dir = Path(tempfile.mkdtemp(prefix="concord-load-"))
+    (var_dir / "staticfiles").mkdir()
+    env = server_env(f"{args.server}/{DATABASE}", var_dir, secrets.token_urlsafe(50))
+    env["CONCORD_BENCH_CEILING"] = "true"
+    os.environ.update(env)
+    busy = machine_busy()
+    if busy is not None:
+        print(
+            f"machine busy before the run: {busy:.0%}"
+            + (" (other work is running: the figures will be skewed)" if busy > 0.2 else "")
+        )
+    recreate_database(args.server, DATABASE)
+    server = None
+    status = 1
+    try:
+        migrate(env)
+        started = time.perf_counter()
+        seeded = seed(args)
+        researchers = seed_reports(args)
+        print(
+            f"seeded in {time.perf_counter() - started:.1f} s: {seeded['cases']} cases, "
+            f"{seeded['criteria']} criteria, {seeded['responses']} responses with judge "
+            f"verdicts; one round of {seeded['items']} items x {args.raters} raters",
+            flush=True,
+        )
+        from django.db import connections
+
+        connections.close_all()
+        server = Gunicorn(
+            env=env,
+            workers=args.workers,
+            threads=args.threads,
+            keep_alive=args.keep_alive,
+            log=var_dir / "gunicorn.log",
+        )
+        server.wait_ready()
+        print(
+            f"gunicorn: {args.workers} workers x {args.threads} threads on {server.base_url}; "
+            f"{os.cpu_count()} CPUs shared with this client",
+            flush=True,
+        )
+        mixed = run_mixed(args, server, seeded, researchers)
+        ceiling = run_ceiling(args, server)
+        status = report(args, mixed, ceiling)
+    finally:
+        if server is not None:
+            server.stop()
+        try:
+            from django.db import connections
+
+            connections.close_all()
+        except Exception:  # Django may not be set up when an early step failed
+            pass
+        drop_database(args.server, DATABASE)
+        shutil.rmtree(var_dir, ignore_errors=True)
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())
