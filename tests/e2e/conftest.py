@@ -49,11 +49,22 @@ def e2e(transactional_db, live_server, page):
     return live_server
 
 
+LANGUAGES = ("en", "zh-hans")
+
+
+def set_language(page, live_server, language: str) -> None:
+    """Choose the interface language the way the switcher does: Django's language cookie."""
+    page.context.add_cookies(
+        [{"name": "django_language", "value": language, "url": live_server.url}]
+    )
+
+
 def login(page, live_server, username: str, password: str) -> None:
+    # By field ids, not label text, so the same call works in every interface language.
     page.goto(f"{live_server.url}/login/")
-    page.get_by_label("Username").fill(username)
-    page.get_by_label("Password").fill(password)
-    page.get_by_role("button", name="Log in").click()
+    page.locator("#id_username").fill(username)
+    page.locator("#id_password").fill(password)
+    page.locator("main form button[type=submit]").click()
     page.wait_for_url(lambda url: "/login/" not in url)
 
 
