@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 PORT ?= 8000
 
-.PHONY: install browser migrate demo run test lint format bench clean
+.PHONY: install browser migrate demo run test lint format messages bench clean
 
 $(STAMP): requirements.txt requirements-dev.txt
 	$(PYTHON) -m venv $(VENV)
@@ -44,6 +44,15 @@ lint: install
 format: install
 	$(BIN)/ruff check --fix .
 	$(BIN)/ruff format .
+
+# Regenerate the Simplified Chinese catalog from the code and compile it (needs gettext);
+# translate the new entries in locale/zh_Hans/LC_MESSAGES/*.po, then run this again.
+I18N_IGNORE := --ignore=.venv --ignore=var --ignore='static/vendor/*' --ignore=tests --ignore=bench
+messages: install
+	@command -v msgfmt >/dev/null || { apt-get update -qq && apt-get install -y -qq gettext >/dev/null; }
+	$(BIN)/python manage.py makemessages --locale=zh_Hans --domain=django --no-obsolete $(I18N_IGNORE)
+	$(BIN)/python manage.py makemessages --locale=zh_Hans --domain=djangojs --no-obsolete $(I18N_IGNORE)
+	$(BIN)/python manage.py compilemessages --locale=zh_Hans
 
 bench: migrate
 	$(BIN)/python bench/import_speed.py

@@ -47,6 +47,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--systems", type=int, default=3)
     parser.add_argument("--latency-ms", type=float, default=250.0)
     parser.add_argument("--concurrency", type=int, default=32)
+    parser.add_argument(
+        "--processes",
+        type=int,
+        default=os.cpu_count() or 1,
+        help="processes sharing the lanes, as the judge command does (default: one per core; "
+        "--breakdown and --profile see this process's lanes only)",
+    )
     parser.add_argument("--rate-429", type=float, default=0.10)
     parser.add_argument("--rate-malformed", type=float, default=0.05)
     parser.add_argument("--retry-after", type=float, default=1.0)
@@ -391,7 +398,7 @@ def judge_once(*, label, args, sim, benchmark, systems, config, fresh_calls, bre
         cpu = time.process_time()
         sim_cpu = sim.cpu_seconds() if hasattr(sim, "cpu_seconds") else None
         started = time.perf_counter()
-        lane_modules()[0].run_here(run_id=run.pk, lanes=args.concurrency)
+        lane_modules()[0].run_here(run_id=run.pk, lanes=args.concurrency, processes=args.processes)
         seconds = time.perf_counter() - started
         cpu = time.process_time() - cpu
         if sim_cpu is not None:

@@ -16,6 +16,7 @@ from judging.models import JudgeConfig, JudgeRun, PromptTemplate
 from judging.selectors.runs import run_progress
 from judging.services.runs import (
     RunNotStartable,
+    WorkersUnreachable,
     judge_run_cancel,
     judge_run_pause,
     judge_run_resume,
@@ -52,7 +53,7 @@ class RunOutput(serializers.ModelSerializer):
     benchmark = serializers.CharField(source="benchmark.slug")
     config = serializers.CharField(source="config.name")
     systems = serializers.SlugRelatedField(slug_field="name", many=True, read_only=True)
-    prompt = serializers.CharField(source="prompt.__str__", default=None)
+    prompt = serializers.CharField(source="prompt.__str__", default=None, allow_null=True)
     progress = serializers.SerializerMethodField()
 
     class Meta:
@@ -152,7 +153,9 @@ class RunCollection(APIView):
                 dispatch=dispatch_and_watch,
             )
         except RunNotStartable as exc:
-            return ApiResponse({"detail": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
+            down = isinstance(exc, WorkersUnreachable)
+            code = status.HTTP_503_SERVICE_UNAVAILABLE if down else status.HTTP_400_BAD_REQUEST
+            return ApiResponse({"detail": str(exc)}, status=code)
         run.refresh_from_db()
         return ApiResponse(RunOutput(run).data, status=status.HTTP_201_CREATED)
 
@@ -180,6 +183,9 @@ class RunControl(APIView):
         run = get_object_or_404(JudgeRun, pk=run_id)
         if action not in self.actions:
             return ApiResponse({"detail": "unknown action"}, status=status.HTTP_404_NOT_FOUND)
-        self.actions[action](run)
+        try:
+            self.actions[action](run)
+        except WorkersUnreachable as exc:
+            return ApiResponse({"detail": str(exc)}, status=status.HTTP_503_SERVICE_UNAVAILABLE)
         run.refresh_from_db()
         return ApiResponse(RunOutput(run).data)

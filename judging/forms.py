@@ -39,6 +39,7 @@ class JudgeConfigForm(forms.ModelForm):
             kind=PromptTemplate.Kind.JUDGE
         )
         self.fields["prompt"].required = True
+        self.fields["prompt"].label = _("Prompt")
 
     def clean_api_key_env(self) -> str:
         value = self.cleaned_data["api_key_env"].strip()

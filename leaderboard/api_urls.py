@@ -1,8 +1,23 @@
 from django.urls import path
 
-from leaderboard import api
+from leaderboard import api, api_export_jobs
 
 urlpatterns = [
     path("benchmarks/<slug:slug>/agreement/", api.AgreementReport.as_view(), name="api-agreement"),
     path("benchmarks/<slug:slug>/leaderboard/", api.Leaderboard.as_view(), name="api-leaderboard"),
+    path(
+        "benchmarks/<slug:slug>/export-jobs/",
+        api_export_jobs.ExportJobCollection.as_view(),
+        name="api-export-job-list",
+    ),
+    path(
+        "benchmarks/<slug:slug>/export-jobs/<int:job_id>/",
+        api_export_jobs.ExportJobItem.as_view(),
+        name="api-export-job-detail",
+    ),
+    path(
+        "benchmarks/<slug:slug>/export-jobs/<int:job_id>/file",
+        api_export_jobs.ExportJobFile.as_view(),
+        name="api-export-job-file",
+    ),
 ]

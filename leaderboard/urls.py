@@ -1,6 +1,6 @@
 from django.urls import path
 
-from leaderboard.views import agreement
+from leaderboard.views import agreement, leaderboard
 
 urlpatterns = [
     path("benchmarks/<slug:slug>/agreement/", agreement.agreement_page, name="agreement"),
@@ -10,15 +10,15 @@ urlpatterns = [
         agreement.disagreement_page,
         name="disagreements",
     ),
-    path("benchmarks/<slug:slug>/leaderboard/", agreement.leaderboard_page, name="leaderboard"),
+    path("benchmarks/<slug:slug>/leaderboard/", leaderboard.leaderboard_page, name="leaderboard"),
     path(
         "benchmarks/<slug:slug>/leaderboard/publish/",
-        agreement.leaderboard_publish_view,
+        leaderboard.leaderboard_publish_view,
         name="leaderboard-publish",
     ),
     path(
         "benchmarks/<slug:slug>/leaderboard/published/<int:snapshot_id>/",
-        agreement.snapshot_page,
+        leaderboard.snapshot_page,
         name="leaderboard-snapshot",
     ),
 ]

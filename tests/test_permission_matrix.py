@@ -33,7 +33,8 @@ from annotation.services.review_assignment import assignment_next
 from annotation.services.review_rounds import round_open
 from judging.models import JudgeRun
 from judging.services.judgments_import import judgments_import
-from leaderboard.models import GateEvaluation, LeaderboardSnapshot
+from leaderboard.models import ExportJob, GateEvaluation, LeaderboardSnapshot
+from leaderboard.services.export_jobs import export_job_run
 from tests.conftest import PASSWORD, jsonl_bytes, lines, question
 
 ANONYMOUS = "anonymous"
@@ -119,6 +120,10 @@ EXPECTED: dict[str, frozenset[str]] = {
     # research downloads (leaderboard.export_data)
     "exports": CONSENSUS,
     "export-download": CONSENSUS,
+    "export-jobs": CONSENSUS,
+    "export-job-new": CONSENSUS,
+    "export-job-download": CONSENSUS,
+    "agreement-pdf": CONSENSUS,
     # API: schema and Swagger UI are public (drf-spectacular's SERVE_PERMISSIONS default)
     "api-schema": SIGNED_IN,
     "api-docs": SIGNED_IN,
@@ -162,6 +167,10 @@ EXPECTED: dict[str, frozenset[str]] = {
     # API: agreement and leaderboard
     "api-agreement": CONSENSUS,
     "api-leaderboard": READERS,
+    # API: export jobs (leaderboard.export_data)
+    "api-export-job-list": CONSENSUS,
+    "api-export-job-detail": CONSENSUS,
+    "api-export-job-file": CONSENSUS,
 }
 
 # Refused roles that get 404 instead of 403: the view fetches through a helper that only
@@ -191,6 +200,7 @@ WRITES: dict[tuple[str, str], frozenset[str]] = {
     ("api-judge-config-detail", "PATCH"): MANAGERS,
     ("api-judge-config-detail", "PUT"): MANAGERS,
     ("api-judge-run-list", "POST"): MANAGERS,
+    ("api-export-job-list", "POST"): CONSENSUS,
     ("api-review-manage-rounds", "POST"): MANAGERS,
     ("api-review-manage-guidelines", "PUT"): MANAGERS,
     ("review-round-new", "POST"): MANAGERS,
@@ -227,6 +237,7 @@ NOT_200: dict[str, tuple[set[int], str]] = {
     "judge-run-control": ({302}, "pause a finished run: back to the run page"),
     "gate-record": ({302}, "the round and run are posted; redirect to the agreement page"),
     "leaderboard-publish": ({302}, "redirect to the snapshot, or back with a message"),
+    "export-job-new": ({302}, "an empty request: back to the exports page with the message"),
     "api-benchmark-import": ({400}, "no file uploaded"),
     "api-responses-import": ({400}, "no file uploaded"),
     "api-rubric-version-list": ({400}, "POST: an empty rubric is invalid"),
@@ -243,6 +254,7 @@ NOT_200: dict[str, tuple[set[int], str]] = {
     "api-judge-config-list": ({400}, "POST: an empty configuration"),
     "api-judge-config-detail": ({400}, "PUT: an empty configuration (PATCH of nothing is 200)"),
     "api-judge-run-list": ({400}, "POST: no benchmark, systems or config"),
+    "api-export-job-list": ({400}, "POST: no kind or format"),
 }
 
 # Patterns left out, with the reason.
@@ -309,7 +321,7 @@ def test_every_route_is_in_the_expectation_table():
 
 
 @pytest.fixture
-def world(db):
+def world(db, settings, tmp_path):
     """The benchmark "hb" with ten cases and two systems' answers, a review round with an
     assignment of the Expert persona, an imported judge run, and a published snapshot."""
     users = {
@@ -376,6 +388,9 @@ def world(db):
         rows=[],
         published_by=users[COORDINATOR],
     )
+    settings.EXPORT_ROOT = tmp_path / "exports"
+    job = ExportJob.objects.create(benchmark=benchmark, kind="votes", format="csv", round=round_)
+    assert export_job_run(job_id=job.pk) == "done"
     case = Case.objects.get(
         benchmark=benchmark, external_id=assignment.item.response.case.external_id
     )
@@ -391,6 +406,7 @@ def world(db):
         "pk": run.config_id,
         "config_id": run.config_id,
         "snapshot_id": snapshot.pk,
+        "job_id": job.pk,
         "kind": "tidy",
         "fmt": "csv",
     }
@@ -442,6 +458,7 @@ GET_DATA = {
     # doing any work.
     "export-download": lambda w: {"round": w["round"].pk, "run": w["run"].pk},
     "api-agreement": lambda w: {"round": w["round"].pk, "run": w["run"].pk},
+    "agreement-pdf": lambda w: {"round": w["round"].pk, "run": w["run"].pk},
     "api-leaderboard": lambda w: {"run": w["run"].pk},
 }
 

@@ -74,7 +74,7 @@ class ManagedRoundOutput(serializers.ModelSerializer):
     benchmark = serializers.CharField(source="benchmark.slug")
     systems = serializers.SlugRelatedField(slug_field="name", many=True, read_only=True)
     experts = serializers.SlugRelatedField(slug_field="username", many=True, read_only=True)
-    created_by = serializers.CharField(source="created_by.username", default=None)
+    created_by = serializers.CharField(source="created_by.username", default=None, allow_null=True)
     item_count = serializers.IntegerField()
 
     class Meta:

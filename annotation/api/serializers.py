@@ -42,8 +42,8 @@ class CriterionOutput(serializers.ModelSerializer):
 
 
 class RubricVersionOutput(serializers.ModelSerializer):
-    author = serializers.CharField(source="author.username", default=None)
-    parent = serializers.IntegerField(source="parent.number", default=None)
+    author = serializers.CharField(source="author.username", default=None, allow_null=True)
+    parent = serializers.IntegerField(source="parent.number", default=None, allow_null=True)
 
     class Meta:
         model = RubricVersion
@@ -124,7 +124,22 @@ class ResponsesImportOutput(serializers.Serializer):
     warnings = serializers.ListField(child=serializers.CharField())
 
 
-class ImportErrorOutput(serializers.Serializer):
-    detail = serializers.CharField()
-    errors = serializers.ListField(child=serializers.DictField())
-    total = serializers.IntegerField()
+# A refused upload answers 400 with either the importer's report or, when the form itself
+# is wrong (no file, no system name), DRF's errors by field.
+IMPORT_REFUSED_SCHEMA = {
+    "oneOf": [
+        {
+            "type": "object",
+            "required": ["detail", "errors", "total"],
+            "properties": {
+                "detail": {"type": "string"},
+                "errors": {"type": "array", "items": {"type": "object"}},
+                "total": {"type": "integer"},
+            },
+        },
+        {
+            "type": "object",
+            "additionalProperties": {"type": "array", "items": {"type": "string"}},
+        },
+    ]
+}

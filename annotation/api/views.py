@@ -1,5 +1,5 @@
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import generics, status
 from rest_framework.exceptions import NotFound
 from rest_framework.parsers import FormParser, MultiPartParser
@@ -162,7 +162,10 @@ class BenchmarkImport(APIView):
 
     @extend_schema(
         request=s.ImportInput,
-        responses={200: s.BenchmarkImportOutput, 400: s.ImportErrorOutput},
+        responses={
+            200: s.BenchmarkImportOutput,
+            400: OpenApiResponse(s.IMPORT_REFUSED_SCHEMA, description="the upload was refused"),
+        },
     )
     def post(self, request: Request, slug: str) -> ApiResponse:
         data = s.ImportInput(data=request.data)
@@ -188,7 +191,10 @@ class ResponsesImport(APIView):
 
     @extend_schema(
         request=s.ResponsesImportInput,
-        responses={200: s.ResponsesImportOutput, 400: s.ImportErrorOutput},
+        responses={
+            200: s.ResponsesImportOutput,
+            400: OpenApiResponse(s.IMPORT_REFUSED_SCHEMA, description="the upload was refused"),
+        },
     )
     def post(self, request: Request, slug: str) -> ApiResponse:
         data = s.ResponsesImportInput(data=request.data)

@@ -17,6 +17,14 @@ def _type_name(value: Any) -> str:
     }.get(type(value), type(value).__name__)
 
 
+def refuse_nul(value: str, field: str) -> str:
+    # PostgreSQL cannot store NUL in text; refusing it here keeps a stray byte a located
+    # error of the file rather than a database error in the middle of the import.
+    if "\x00" in value:
+        raise RowInvalid(field, "contains a NUL character (\\u0000), which cannot be stored")
+    return value
+
+
 def require_object(value: Any, field: str = "") -> dict:
     if not isinstance(value, dict):
         raise RowInvalid(field, f"expected a JSON object, got {_type_name(value)}")
@@ -32,7 +40,7 @@ def require_string(row: dict, key: str, *, prefix: str = "", allow_empty: bool =
         raise RowInvalid(field, f"expected a string, got {_type_name(value)}")
     if not allow_empty and not value.strip():
         raise RowInvalid(field, "must not be empty")
-    return value
+    return refuse_nul(value, field)
 
 
 def optional_string(row: dict, key: str, *, default: str = "") -> str:
@@ -41,7 +49,7 @@ def optional_string(row: dict, key: str, *, default: str = "") -> str:
     value = row[key]
     if not isinstance(value, str):
         raise RowInvalid(key, f"expected a string, got {_type_name(value)}")
-    return value
+    return refuse_nul(value, key)
 
 
 def require_list(row: dict, key: str, *, prefix: str = "") -> list:

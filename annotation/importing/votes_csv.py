@@ -100,6 +100,12 @@ def _parse_row(
                 return ""  # a trailing empty note may be left off
             issues.append(ImportIssue(line, "missing", name))
             return None
+        if "\x00" in fields[index]:
+            # PostgreSQL cannot store NUL in text: a located error, not a database error.
+            issues.append(
+                ImportIssue(line, "contains a NUL character, which cannot be stored", name)
+            )
+            return None
         return fields[index].strip()
 
     texts = {name: value(name) for name in ("rater", "question_id", "system")}

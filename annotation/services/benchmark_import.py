@@ -6,6 +6,7 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 
 from django.db import transaction
+from django.utils.translation import gettext_noop
 
 from annotation.importing.issues import ImportIssue, ImportRejected, IssueCollector, RowInvalid
 from annotation.importing.jsonl import read_json_lines
@@ -215,7 +216,7 @@ class _BenchmarkImporter:
                     number=pending.number,
                     parent_id=pending.parent_id,
                     author=self.user,
-                    note="imported",
+                    note=gettext_noop("imported"),  # shown translated
                     source=RubricVersion.Source.IMPORT,
                     content_hash=pending.row.rubric_hash,
                 )

@@ -7,10 +7,13 @@ from annotation.importing.issues import ImportRejected
 from annotation.services.benchmark_import import benchmark_import
 from annotation.services.responses_import import BenchmarkNotFound, responses_import
 
+# Both forms share field names on one page; distinct ids keep each label on its own input.
+RESPONSES_IDS = "id_responses_%s"
+
 
 def _render(request: HttpRequest, context: dict, status: int = 200) -> HttpResponse:
     context.setdefault("benchmark_form", BenchmarkImportForm())
-    context.setdefault("responses_form", ResponsesImportForm())
+    context.setdefault("responses_form", ResponsesImportForm(auto_id=RESPONSES_IDS))
     template = "annotation/_import_result.html" if request.htmx else "annotation/import.html"
     return render(request, template, context, status=status)
 
@@ -42,7 +45,7 @@ def import_benchmark_upload(request: HttpRequest) -> HttpResponse:
 
 @permission_needed("annotation.import_data")
 def import_responses_upload(request: HttpRequest) -> HttpResponse:
-    form = ResponsesImportForm(request.POST or None, request.FILES or None)
+    form = ResponsesImportForm(request.POST or None, request.FILES or None, auto_id=RESPONSES_IDS)
     if request.method != "POST" or not form.is_valid():
         return _render(request, {"responses_form": form, "kind": "responses"}, status=400)
     try:

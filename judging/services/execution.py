@@ -3,8 +3,10 @@ record the outcome. Every write is conditional on the lane still holding the tas
 so a task taken over after its lane died is written once, by its new lane.
 """
 
+import os
 import random
 import secrets
+import socket
 import time
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -25,6 +27,12 @@ from judging.prompting import (
 from judging.replies import ParsedReply, ReplyInvalid, parse_reply
 
 BACKOFF_CAP_SECONDS = 60.0
+HOST = socket.gethostname()
+
+
+def worker_name() -> str:
+    """This process, as attempts record it (a lane's process may be a fork or a spawn)."""
+    return f"{HOST}:{os.getpid()}"
 
 
 @dataclass
@@ -60,12 +68,12 @@ def _prompt_criteria(task: JudgeTask, lane: Lane) -> list[Criterion]:
 
 
 def task_execute(*, run: JudgeRun, task: JudgeTask, lane: Lane) -> None:
-    """One attempt at one task; records the outcome."""
+    """One attempt at one task, as `task_claim` returned it (with its response and case);
+    records the outcome."""
     if run.kind == JudgeRun.Kind.GENERATION:
         generation_execute(run=run, task=task, lane=lane)
         return
     snapshot = run.settings_snapshot
-    task = JudgeTask.objects.select_related("response__case").get(pk=task.pk)
     criteria = _prompt_criteria(task, lane)
     request = build_judge_request(
         system_text=run.prompt.system_text,
@@ -130,7 +138,6 @@ def _call(*, run: JudgeRun, task: JudgeTask, lane: Lane, request) -> CallResult 
 
 def generation_execute(*, run: JudgeRun, task: JudgeTask, lane: Lane) -> None:
     """Ask the candidate model for its reply to the case; the reply becomes a Response."""
-    task = JudgeTask.objects.select_related("case").get(pk=task.pk)
     request = build_generation_request(
         system_text=run.prompt.system_text,
         user_text=run.prompt.user_text,
@@ -179,6 +186,7 @@ def _record_ok_attempt(task: JudgeTask, result: CallResult) -> None:
         latency_ms=result.latency_ms,
         prompt_tokens=result.prompt_tokens,
         completion_tokens=result.completion_tokens,
+        worker=worker_name(),
     )
 
 
@@ -274,6 +282,7 @@ def _attempt_failed(
             latency_ms=failure.latency_ms,
             prompt_tokens=result.prompt_tokens if result else 0,
             completion_tokens=result.completion_tokens if result else 0,
+            worker=worker_name(),
         )
 
 
@@ -303,7 +312,10 @@ def _reuse_cached(*, task: JudgeTask, digest: str, criteria: list[Criterion]) ->
         if not ended:
             return True
         JudgeAttempt.objects.create(
-            task=task, number=task.attempts, outcome=JudgeAttempt.Outcome.CACHED
+            task=task,
+            number=task.attempts,
+            outcome=JudgeAttempt.Outcome.CACHED,
+            worker=worker_name(),
         )
         Verdict.objects.bulk_create(
             Verdict(task=task, criterion=c, hit=v.hit, reasoning=v.reasoning)

@@ -1,5 +1,5 @@
 """Lanes: the loops that do a run's work. A run gets `max_concurrency` lanes, in threads of
-one process (the `judge` command) or as Celery tasks spread over any number of workers;
+the `judge` command (spread over a few processes) or as Celery tasks over any number of workers;
 each lane holds one of the run's lane slots and claims one task at a time, so no more
 requests are in flight than the config allows.
 
@@ -11,7 +11,7 @@ task's result is written once, by the lane that holds the lease.
 import time
 from datetime import timedelta
 
-from django.db import connection, transaction
+from django.db import connection, connections, transaction
 from django.db.models import F, Min, Q
 from django.utils import timezone
 
@@ -98,9 +98,14 @@ def task_claim(*, run: JudgeRun, token: str) -> JudgeTask | float | None:
         Q(not_before__isnull=True) | Q(not_before__lte=now)
     ) | Q(status=JudgeTask.Status.RUNNING, lease_until__lt=now)
     with transaction.atomic():
-        candidates = JudgeTask.objects.filter(claimable, run_id=run.pk).order_by("pk")
+        # The rows the attempt reads come with the claim: one query, not two.
+        candidates = (
+            JudgeTask.objects.filter(claimable, run_id=run.pk)
+            .select_related("response__case", "case")
+            .order_by("pk")
+        )
         if connection.features.has_select_for_update_skip_locked:
-            candidates = candidates.select_for_update(skip_locked=True)
+            candidates = candidates.select_for_update(skip_locked=True, of=("self",))
         task = candidates.first()
         if task is not None:
             JudgeTask.objects.filter(pk=task.pk).update(
@@ -137,8 +142,41 @@ def run_finish_if_complete(*, run_id: int) -> bool:
         )
 
 
-def run_here(*, run_id: int, lanes: int) -> None:
-    """Do the whole run in this process with `lanes` threads: no worker needed."""
+def run_here(*, run_id: int, lanes: int, processes: int = 1) -> None:
+    """Do the whole run from this process with `lanes` lane threads: no worker needed.
+
+    With `processes` > 1 the lanes are shared out over child processes and this one:
+    a lane spends most of a call in Python (building the request, the SDK, the ORM), so
+    one interpreter's lock caps a run well below what the endpoint could serve. The lane
+    slots still bound the calls in flight, and this process's own lanes keep going until
+    no task is open, so a child that dies only delays the tasks it held (their leases run
+    out and a living lane takes them over)."""
+    processes = max(1, min(processes, lanes))
+    shares = [lanes // processes + (1 if i < lanes % processes else 0) for i in range(processes)]
+    children = []
+    if processes > 1:
+        import multiprocessing
+
+        from judging.lane_process import lanes_in_child
+
+        # Spawned, not forked: a forked child would inherit (and, on exit, close) the
+        # database connections of this process's other threads.
+        context = multiprocessing.get_context("spawn")
+        database = connections["default"].settings_dict["NAME"]
+        for share in shares[1:]:
+            child = context.Process(
+                target=lanes_in_child, args=(run_id, share, str(database)), daemon=True
+            )
+            child.start()
+            children.append(child)
+    try:
+        lanes_in_threads(run_id, shares[0])
+    finally:
+        for child in children:
+            child.join()
+
+
+def lanes_in_threads(run_id: int, lanes: int) -> None:
     from concurrent.futures import ThreadPoolExecutor
 
     with ThreadPoolExecutor(max_workers=lanes, thread_name_prefix="judge-lane") as pool:

@@ -7,9 +7,10 @@ from django.views.decorators.http import require_POST
 from accounts.access import permission_needed
 from judging.forms import JudgeConfigForm, JudgeRunForm
 from judging.models import JudgeConfig, JudgeRun
-from judging.selectors.runs import failed_tasks, recent_errors, run_progress
+from judging.selectors.runs import endpoint_trouble, failed_tasks, recent_errors, run_progress
 from judging.services.runs import (
     RunNotStartable,
+    WorkersUnreachable,
     judge_run_cancel,
     judge_run_pause,
     judge_run_resume,
@@ -31,6 +32,7 @@ def run_list(request: HttpRequest) -> HttpResponse:
 @permission_needed(RUN)
 def run_new(request: HttpRequest) -> HttpResponse:
     form = JudgeRunForm(request.POST or None)
+    status = 200
     if request.method == "POST" and form.is_valid():
         try:
             run = judge_run_start(
@@ -43,12 +45,14 @@ def run_new(request: HttpRequest) -> HttpResponse:
             )
         except RunNotStartable as exc:
             form.add_error(None, str(exc))
+            # The request was fine; the service behind it is down.
+            status = 503 if isinstance(exc, WorkersUnreachable) else 400
         else:
             messages.success(request, _("Run %(id)d started.") % {"id": run.pk})
             return redirect("judge-run", run_id=run.pk)
-    return render(
-        request, "judging/run_new.html", {"form": form}, status=400 if form.errors else 200
-    )
+    if form.errors and status == 200:
+        status = 400
+    return render(request, "judging/run_new.html", {"form": form}, status=status)
 
 
 def _run(run_id: int) -> JudgeRun:
@@ -65,6 +69,7 @@ def run_detail(request: HttpRequest, run_id: int) -> HttpResponse:
         "progress": run_progress(run=run),
         "failed": failed_tasks(run=run),
         "errors": recent_errors(run=run),
+        "trouble": endpoint_trouble(run=run),
         "systems": run.systems.all(),
     }
     template = "judging/_run_progress.html" if request.htmx else "judging/run_detail.html"
@@ -78,7 +83,10 @@ def run_control(request: HttpRequest, run_id: int, action: str) -> HttpResponse:
     if action == "pause":
         judge_run_pause(run=run)
     elif action == "resume":
-        judge_run_resume(run=run, dispatch=dispatch_and_watch)
+        try:
+            judge_run_resume(run=run, dispatch=dispatch_and_watch)
+        except RunNotStartable as exc:
+            messages.error(request, str(exc))
     elif action == "cancel":
         judge_run_cancel(run=run)
     else:

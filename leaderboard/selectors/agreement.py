@@ -43,8 +43,12 @@ def agreement_units(*, round_: ReviewRound, run: JudgeRun) -> list[Unit]:
         votes[(response, criterion)].append((pseudonym.get(expert, f"E{expert}"), hit))
     verdicts = dict(
         ((response, criterion), hit)
+        # Only the sampled responses' verdicts: a run judges every response, a round samples
+        # 30% of them, so this reads a third of the run.
         for response, criterion, hit in Verdict.objects.filter(
-            task__run=run, task__status=JudgeTask.Status.DONE
+            task__run=run,
+            task__status=JudgeTask.Status.DONE,
+            task__response__review_items__round=round_,
         ).values_list("task__response_id", "criterion_id", "hit")
     )
     units = []

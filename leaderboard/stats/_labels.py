@@ -64,6 +64,8 @@ def encode_matrix(
     categories: Iterable[Label] | None = None,
 ) -> tuple[np.ndarray, tuple[Label, ...]]:
     """Code a raters x units matrix as integers: -1 for missing, else the category's index."""
+    if isinstance(matrix, np.ndarray) and matrix.ndim == 2 and matrix.dtype.kind == "f":
+        return _encode_float_matrix(matrix, categories)
     rows = as_rows(matrix)
     present = (value for row in rows for value in row if not is_missing(value))
     cats = resolve_categories(present, categories)
@@ -72,6 +74,24 @@ def encode_matrix(
     codes = np.full((len(rows), n_units), -1, dtype=np.int64)
     for r, row in enumerate(rows):
         codes[r] = [-1 if is_missing(value) else index[value] for value in row]
+    return codes, cats
+
+
+def _encode_float_matrix(
+    matrix: np.ndarray, categories: Iterable[Label] | None
+) -> tuple[np.ndarray, tuple[Label, ...]]:
+    """The vectorised path for a float matrix with NaN for missing (binary verdicts coded 0/1
+    at full scale are 1,000,000 cells): categories are the values seen, or the
+    declared ones (0.0 and 1.0 equal False and True, so declared booleans match)."""
+    missing = np.isnan(matrix)
+    values, first = np.unique(matrix[~missing], return_index=True)
+    # First appearance, row by row, as the list path orders them (sums then run in the same
+    # order, so both paths give identical floats).
+    seen = values[np.argsort(first)].tolist()
+    cats = resolve_categories(seen, categories)
+    codes = np.full(matrix.shape, -1, dtype=np.int64)
+    for i, label in enumerate(cats):
+        codes[~missing & (matrix == label)] = i
     return codes, cats
 
 
@@ -85,12 +105,32 @@ def unit_counts(codes: np.ndarray, n_categories: int) -> np.ndarray:
     return counts
 
 
+def _encode_bool_pairs(
+    first: np.ndarray, second: np.ndarray, categories: Iterable[Label] | None
+) -> tuple[np.ndarray, np.ndarray, tuple[Label, ...]]:
+    """The vectorised path for two boolean arrays (nothing can be missing)."""
+    if first.shape != second.shape or first.ndim != 1:
+        raise ValueError(f"sequences differ in length: {first.size} and {second.size}")
+    seen = [value for value in (False, True) if (first == value).any() or (second == value).any()]
+    cats = resolve_categories(seen, categories)
+    index = {label: i for i, label in enumerate(cats)}
+    false, true = index.get(False, -1), index.get(True, -1)
+    return np.where(first, true, false), np.where(second, true, false), cats
+
+
 def encode_pairs(
     first: Sequence[Label | None],
     second: Sequence[Label | None],
     categories: Iterable[Label] | None = None,
 ) -> tuple[np.ndarray, np.ndarray, tuple[Label, ...]]:
     """Code two aligned sequences, leaving out positions where either value is missing."""
+    if (
+        isinstance(first, np.ndarray)
+        and isinstance(second, np.ndarray)
+        and first.dtype == bool
+        and second.dtype == bool
+    ):
+        return _encode_bool_pairs(first, second, categories)
     first, second = list(first), list(second)
     if len(first) != len(second):
         raise ValueError(f"sequences differ in length: {len(first)} and {len(second)}")

@@ -8,21 +8,14 @@ from django.views.decorators.http import require_POST
 from accounts.access import permission_needed
 from annotation.models import ReviewRound
 from annotation.selectors.benchmarks import benchmark_get
+from annotation.templatetags.concord_i18n import group_label
 from judging.models import JudgeRun
-from judging.scoring import Profile
-from judging.selectors.scores import latest_finished_run, leaderboard_rows
 from leaderboard.agreement import GateRule, agreement_report
-from leaderboard.models import GateEvaluation, LeaderboardSnapshot
+from leaderboard.models import GateEvaluation
 from leaderboard.selectors.agreement import agreement_units, disagreements
-from leaderboard.services.gate import (
-    PublishRefused,
-    gate_evaluate,
-    gate_policy,
-    leaderboard_publish,
-)
+from leaderboard.services.gate import gate_evaluate, gate_policy
 
 VIEW = "annotation.view_consensus"
-PUBLISH = "leaderboard.publish_leaderboard"
 
 
 def _choices(benchmark, request):
@@ -71,7 +64,8 @@ def agreement_page(request: HttpRequest, slug: str) -> HttpResponse:
 def _chart(report: dict) -> dict:
     abilities = report["by_ability"]
     return {
-        "labels": list(abilities),
+        # The same per-language names as the "By ability" table, not the data's labels.
+        "labels": [group_label(name, "ability") for name in abilities],
         "agreement": [row["percent_agreement"] for row in abilities.values()],
         "low": [(row["wilson_95"] or [None])[0] for row in abilities.values()],
         "high": [(row["wilson_95"] or [None, None])[1] for row in abilities.values()],
@@ -121,58 +115,3 @@ def gate_record(request: HttpRequest, slug: str) -> HttpResponse:
     else:
         messages.warning(request, _("Gate evaluation recorded: not passed."))
     return redirect(f"{reverse('agreement', args=[slug])}?round={round_.pk}&run={run.pk}")
-
-
-@permission_needed("annotation.view_benchmark")
-def leaderboard_page(request: HttpRequest, slug: str) -> HttpResponse:
-    benchmark = benchmark_get(slug=slug)
-    profile = request.GET.get("profile", Profile.HEARTBENCH)
-    if profile not in {p.value for p in Profile}:
-        profile = Profile.HEARTBENCH
-    run_id = request.GET.get("run", "")
-    run = (
-        get_object_or_404(JudgeRun, pk=int(run_id), benchmark=benchmark)
-        if run_id.isdigit()
-        else latest_finished_run(benchmark=benchmark)
-    )
-    rows = leaderboard_rows(run=run, profile=profile) if run else []
-    snapshots = LeaderboardSnapshot.objects.filter(benchmark=benchmark).select_related(
-        "gate", "run", "published_by"
-    )[:10]
-    return render(
-        request,
-        "leaderboard/leaderboard.html",
-        {
-            "benchmark": benchmark,
-            "run": run,
-            "rows": rows,
-            "profile": str(profile),
-            "profiles": [p.value for p in Profile],
-            "snapshots": snapshots,
-        },
-    )
-
-
-@permission_needed(PUBLISH)
-@require_POST
-def leaderboard_publish_view(request: HttpRequest, slug: str) -> HttpResponse:
-    benchmark = benchmark_get(slug=slug)
-    run = get_object_or_404(JudgeRun, pk=request.POST.get("run"), benchmark=benchmark)
-    try:
-        snapshot = leaderboard_publish(
-            run=run, profile=request.POST.get("profile", Profile.HEARTBENCH), user=request.user
-        )
-    except PublishRefused as exc:
-        messages.error(request, str(exc))
-        return redirect("leaderboard", slug=slug)
-    return redirect("leaderboard-snapshot", slug=slug, snapshot_id=snapshot.pk)
-
-
-@permission_needed("annotation.view_benchmark")
-def snapshot_page(request: HttpRequest, slug: str, snapshot_id: int) -> HttpResponse:
-    snapshot = get_object_or_404(
-        LeaderboardSnapshot.objects.select_related("gate", "run", "benchmark", "published_by"),
-        pk=snapshot_id,
-        benchmark__slug=slug,
-    )
-    return render(request, "leaderboard/snapshot.html", {"snapshot": snapshot})

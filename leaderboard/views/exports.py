@@ -1,54 +1,39 @@
-"""Research downloads of a benchmark: the tidy long file, raw votes, verdicts, case scores."""
+"""Research downloads of a benchmark: the tidy long file, raw votes, verdicts, case scores,
+streamed at once or prepared in the background as export jobs."""
 
-import csv
-import json
-from collections.abc import Iterable, Iterator
+from urllib.parse import urlencode
 
-from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
-from django.shortcuts import get_object_or_404, render
+from django.contrib import messages
+from django.http import (
+    FileResponse,
+    Http404,
+    HttpRequest,
+    HttpResponse,
+    StreamingHttpResponse,
+)
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_POST
 
 from accounts.access import permission_needed
-from annotation.downloads import jsonl_download
 from annotation.models import ReviewRound
 from annotation.selectors.benchmarks import benchmark_get
+from config.broker import BrokerUnreachable
 from judging.models import JudgeRun
 from judging.scoring import Profile
-from leaderboard import exports
+from leaderboard.exports.files import FORMATS, KINDS, export_filename, export_lines
+from leaderboard.models import ExportJob
+from leaderboard.services.export_jobs import (
+    ExportRequestInvalid,
+    export_job_create,
+    export_job_file,
+)
 
 EXPORT = "leaderboard.export_data"
+RECENT_JOBS = 20
 
-# kind -> (header, needs a round, needs a run)
-KINDS = {
-    "tidy": (exports.TIDY_HEADER, True, True),
-    "votes": (exports.VOTES_HEADER, True, False),
-    "verdicts": (exports.VERDICTS_HEADER, False, True),
-    "scores": (exports.SCORES_HEADER, False, True),
-}
-FORMATS = ("csv", "jsonl")
-
-
-class _Echo:
-    """A file-like object whose write() hands back what it is given, so csv.writer can
-    format one row at a time into a streamed response."""
-
-    def write(self, value: str) -> str:
-        return value
-
-
-def _csv_lines(header: Iterable[str], rows: Iterable[list]) -> Iterator[bytes]:
-    # UTF-8 without a byte-order mark: these files feed analysis code (pandas, R, the csv
-    # module), where a BOM silently becomes part of the first column's name ("\ufeffbenchmark")
-    # and breaks concatenating files. Excel users open them with Data > From Text/CSV, UTF-8.
-    writer = csv.writer(_Echo(), lineterminator="\n")
-    yield writer.writerow(list(header)).encode("utf-8")
-    for row in rows:
-        yield writer.writerow(row).encode("utf-8")
-
-
-def _jsonl_lines(header: Iterable[str], rows: Iterable[list]) -> Iterator[str]:
-    names = list(header)
-    for row in rows:
-        yield json.dumps(dict(zip(names, row, strict=True)), ensure_ascii=False) + "\n"
+CONTENT_TYPES = {"csv": "text/csv; charset=utf-8", "jsonl": "application/x-ndjson"}
 
 
 def _rounds(benchmark):
@@ -65,6 +50,19 @@ def _pick(queryset, value: str | None):
     return queryset.filter(pk=int(value)).first() if value and value.isdigit() else None
 
 
+def _recent_jobs(benchmark) -> list[ExportJob]:
+    return list(
+        ExportJob.objects.filter(benchmark=benchmark).select_related("round", "requested_by")[
+            :RECENT_JOBS
+        ]
+    )
+
+
+def _jobs_context(benchmark) -> dict:
+    jobs = _recent_jobs(benchmark)
+    return {"benchmark": benchmark, "jobs": jobs, "polling": any(j.is_active for j in jobs)}
+
+
 @permission_needed(EXPORT)
 def exports_page(request: HttpRequest, slug: str) -> HttpResponse:
     benchmark = benchmark_get(slug=slug)
@@ -78,7 +76,6 @@ def exports_page(request: HttpRequest, slug: str) -> HttpResponse:
         request,
         "leaderboard/exports.html",
         {
-            "benchmark": benchmark,
             "rounds": rounds,
             "runs": runs,
             "round": round_,
@@ -86,8 +83,20 @@ def exports_page(request: HttpRequest, slug: str) -> HttpResponse:
             "profiles": [p.value for p in Profile],
             "profile": profile,
             "formats": FORMATS,
+            **_jobs_context(benchmark),
         },
     )
+
+
+@permission_needed(EXPORT)
+def export_jobs_fragment(request: HttpRequest, slug: str) -> HttpResponse:
+    """The list of recent jobs alone, polled by the exports page while any is unfinished."""
+    benchmark = benchmark_get(slug=slug)
+    return render(request, "leaderboard/_export_jobs.html", _jobs_context(benchmark))
+
+
+def _bad_request(message: str) -> HttpResponse:
+    return HttpResponse(message, status=400, content_type="text/plain; charset=utf-8")
 
 
 @permission_needed(EXPORT)
@@ -95,45 +104,83 @@ def export_download(request: HttpRequest, slug: str, kind: str, fmt: str) -> Htt
     if kind not in KINDS or fmt not in FORMATS:
         raise Http404
     benchmark = benchmark_get(slug=slug)
-    header, needs_round, needs_run = KINDS[kind]
+    spec = KINDS[kind]
     round_ = run = None
-    if needs_round:
+    if spec.needs_round:
         round_id = request.GET.get("round", "")
         if not round_id.isdigit():
-            return HttpResponse("round=<id> is required", status=400, content_type="text/plain")
+            return _bad_request(_("round=<id> is required"))
         round_ = get_object_or_404(_rounds(benchmark), pk=int(round_id))
-    if needs_run:
+    if spec.needs_run:
         run_id = request.GET.get("run", "")
         if not run_id.isdigit():
-            return HttpResponse("run=<id> is required", status=400, content_type="text/plain")
+            return _bad_request(_("run=<id> is required"))
         run = get_object_or_404(_runs(benchmark), pk=int(run_id))
-    profile = request.GET.get("profile", Profile.HEARTBENCH.value)
     try:
-        profile = Profile(profile)
+        profile = Profile(request.GET.get("profile", Profile.HEARTBENCH.value))
     except ValueError:
-        return HttpResponse("unknown profile", status=400, content_type="text/plain")
-
-    if kind == "tidy":
-        rows = exports.tidy_rows(round_=round_, run=run)
-    elif kind == "votes":
-        rows = exports.votes_rows(round_=round_)
-    elif kind == "verdicts":
-        rows = exports.verdict_rows(run=run)
-    else:
-        rows = exports.case_score_rows(run=run, profile=profile)
-
-    parts = [benchmark.slug, kind]
-    if round_ is not None:
-        parts.append(f"round{round_.pk}")
-    if run is not None:
-        parts.append(f"run{run.pk}")
-    if kind == "scores":
-        parts.append(profile.value)
-    filename = "-".join(parts) + f".{fmt}"
-    if fmt == "jsonl":
-        return jsonl_download(_jsonl_lines(header, rows), filename)
-    response = StreamingHttpResponse(
-        _csv_lines(header, rows), content_type="text/csv; charset=utf-8"
+        return _bad_request(_("unknown profile"))
+    lines = export_lines(kind=kind, fmt=fmt, round_=round_, run=run, profile=profile)
+    filename = export_filename(
+        slug=benchmark.slug,
+        kind=kind,
+        fmt=fmt,
+        round_id=round_.pk if round_ else None,
+        run_id=run.pk if run else None,
+        profile=profile.value,
     )
+    response = StreamingHttpResponse(lines, content_type=CONTENT_TYPES[fmt])
     response["Content-Disposition"] = f'attachment; filename="{filename}"'
     return response
+
+
+@permission_needed(EXPORT)
+@require_POST
+def export_job_new(request: HttpRequest, slug: str) -> HttpResponse:
+    benchmark = benchmark_get(slug=slug)
+    round_ = _pick(_rounds(benchmark), request.POST.get("round"))
+    run = _pick(_runs(benchmark), request.POST.get("run"))
+    try:
+        export_job_create(
+            benchmark=benchmark,
+            kind=request.POST.get("kind", ""),
+            fmt=request.POST.get("format", ""),
+            round_=round_,
+            run=run,
+            profile=request.POST.get("profile", Profile.HEARTBENCH.value),
+            user=request.user,
+        )
+    except (ExportRequestInvalid, BrokerUnreachable) as exc:
+        if request.htmx:
+            # A 4xx fragment is swapped in (see base.html's htmx-config); a 5xx would not be.
+            context = {**_jobs_context(benchmark), "error": str(exc)}
+            return render(request, "leaderboard/_export_jobs.html", context, status=400)
+        messages.error(request, str(exc))
+        return _back_to_page(slug, round_, run)
+    if request.htmx:
+        return render(request, "leaderboard/_export_jobs.html", _jobs_context(benchmark))
+    messages.success(request, _("The export is being prepared; it appears below when ready."))
+    return _back_to_page(slug, round_, run)
+
+
+def _back_to_page(slug: str, round_, run) -> HttpResponse:
+    query = urlencode({name: obj.pk for name, obj in (("round", round_), ("run", run)) if obj})
+    return redirect(f"{reverse('exports', args=[slug])}?{query}#export-jobs")
+
+
+@permission_needed(EXPORT)
+def export_job_download(request: HttpRequest, slug: str, job_id: int) -> HttpResponse:
+    job = get_object_or_404(
+        ExportJob, pk=job_id, benchmark__slug=slug, status=ExportJob.Status.DONE
+    )
+    try:
+        path = export_job_file(job)
+        handle = path.open("rb")
+    except OSError as exc:
+        raise Http404(_("The export file is no longer on the server.")) from exc
+    return FileResponse(
+        handle,
+        as_attachment=True,
+        filename=job.filename,
+        content_type=CONTENT_TYPES.get(job.format, "application/octet-stream"),
+    )

@@ -1,5 +1,6 @@
 """Shared plumbing of the `judge` and `generate` commands."""
 
+import os
 import sys
 import threading
 import time
@@ -21,6 +22,12 @@ def add_provider_arguments(parser, *, default_prompt: str) -> None:
     parser.add_argument("--model", required=True)
     parser.add_argument("--api-key-env", default="", help="variable holding the API key")
     parser.add_argument("--concurrency", type=int, default=8)
+    parser.add_argument(
+        "--processes",
+        type=int,
+        default=os.cpu_count() or 1,
+        help="processes sharing the lanes when working here (default: one per core)",
+    )
     parser.add_argument("--rpm", type=int, default=0, help="requests per minute (0: none)")
     parser.add_argument("--max-attempts", type=int, default=5)
     parser.add_argument("--timeout", type=float, default=120.0)
@@ -65,16 +72,23 @@ def config_from(opts, *, structured: bool = True) -> JudgeConfig:
     return config
 
 
-def execute_and_wait(run: JudgeRun, *, via_workers: bool, quiet: bool) -> dict:
-    """Run here in threads (or hand the run to the workers), show a progress bar, and
-    return the summary once every task has ended."""
+def workers_dispatch(opts):
+    """What the start service hands the run to: the workers (it checks first that their
+    broker answers), or nobody, when this process does the work."""
+    return dispatch_and_watch if opts["via_workers"] else None
+
+
+def execute_and_wait(run: JudgeRun, *, via_workers: bool, quiet: bool, processes: int = 1) -> dict:
+    """Run here in threads (the workers already have it when `via_workers`: the start
+    service handed it over), show a progress bar, and return the summary once every task
+    has ended."""
     started = time.perf_counter()
     worker = None
-    if via_workers:
-        dispatch_and_watch(run)
-    else:
+    if not via_workers:
         lanes = int(run.settings_snapshot.get("max_concurrency", 1))
-        worker = threading.Thread(target=run_here, kwargs={"run_id": run.pk, "lanes": lanes})
+        worker = threading.Thread(
+            target=run_here, kwargs={"run_id": run.pk, "lanes": lanes, "processes": processes}
+        )
         worker.start()
     while True:
         run.refresh_from_db(fields=["status"])

@@ -8,6 +8,7 @@ from judging.management.commands._runs import (
     benchmark_from,
     config_from,
     execute_and_wait,
+    workers_dispatch,
 )
 from judging.services.runs import RunNotStartable, generation_run_start
 
@@ -29,10 +30,13 @@ class Command(BaseCommand):
                 system_name=opts["system"],
                 system_kind=opts["kind"],
                 config=config,
+                dispatch=workers_dispatch(opts),
             )
         except RunNotStartable as exc:
             raise CommandError(str(exc)) from exc
-        summary = execute_and_wait(run, via_workers=opts["via_workers"], quiet=opts["json"])
+        summary = execute_and_wait(
+            run, via_workers=opts["via_workers"], quiet=opts["json"], processes=opts["processes"]
+        )
         if opts["json"]:
             self.stdout.write(json.dumps(summary))
         else:

@@ -8,6 +8,7 @@ from judging.management.commands._runs import (
     benchmark_from,
     config_from,
     execute_and_wait,
+    workers_dispatch,
 )
 from judging.services.runs import RunNotStartable, judge_run_start
 
@@ -32,11 +33,17 @@ class Command(BaseCommand):
         config = config_from(opts, structured=not opts["plain_json"])
         try:
             run = judge_run_start(
-                benchmark=benchmark, systems=systems, config=config, fresh_calls=opts["fresh"]
+                benchmark=benchmark,
+                systems=systems,
+                config=config,
+                fresh_calls=opts["fresh"],
+                dispatch=workers_dispatch(opts),
             )
         except RunNotStartable as exc:
             raise CommandError(str(exc)) from exc
-        summary = execute_and_wait(run, via_workers=opts["via_workers"], quiet=opts["json"])
+        summary = execute_and_wait(
+            run, via_workers=opts["via_workers"], quiet=opts["json"], processes=opts["processes"]
+        )
         if opts["json"]:
             self.stdout.write(json.dumps(summary))
         else:

@@ -118,13 +118,25 @@ class Command(BaseCommand):
         if not rows:
             return [*out, "The run has no systems."]
         out += render_table(
-            ["#", "system", "kind", "overall", "normal", "hard", "decline", "scored", "failed"],
+            [
+                "#",
+                "system",
+                "kind",
+                "overall",
+                "95% CI",
+                "normal",
+                "hard",
+                "decline",
+                "scored",
+                "failed",
+            ],
             [
                 [
                     str(rank),
                     row["system"],
                     row["kind"],
                     _number(row["overall"]),
+                    "-".join(map(_number, row["overall_95"])) if row["overall_95"] else MISSING,
                     _number(row["normal"]),
                     _number(row["hard"]),
                     _percent(row["relative_decline"]),
@@ -134,8 +146,16 @@ class Command(BaseCommand):
                 for rank, row in enumerate(rows, start=1)
             ],
         )
-        out.append("decline = (normal - hard) / normal; failed cases are not scored")
-        for title, key in (("category", "categories"), ("ability", "abilities")):
+        resamples = rows[0]["bootstrap"]["resamples"]
+        out.append(
+            "decline = (normal - hard) / normal; failed cases are not scored; "
+            f"95% CI: percentile bootstrap over cases, {resamples} resamples"
+        )
+        for title, key in (
+            ("category", "categories"),
+            ("ability", "abilities"),
+            ("scene", "scenes"),
+        ):
             names = list(dict.fromkeys(name for row in rows for name in row[key]))
             if not names:
                 continue

@@ -4,6 +4,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
 from django.db import transaction
+from django.utils.translation import gettext_noop
 
 from accounts.roles import COORDINATOR, EXPERT, RESEARCHER
 from accounts.services import user_create_with_role
@@ -27,8 +28,9 @@ SIMULATOR_URL = "http://127.0.0.1:8765/v1"
 SIMULATOR_CONFIG = "Simulated judge (demo)"
 DEMO_ROUND = "Demo round"
 BENCHMARKS = [
-    ("demo", "Concord demo (中文)", "zh"),
-    ("demo-en", "Concord demo (English)", "en"),
+    # Pages show these names in the reader's language (the `translated` filter).
+    ("demo", gettext_noop("Concord demo (Chinese)"), "zh"),
+    ("demo-en", gettext_noop("Concord demo (English)"), "en"),
 ]
 SYSTEMS = [
     ("model-alpha", "Model Alpha", System.Kind.LLM),

@@ -119,12 +119,21 @@ def test_leaderboard_numbers_match_a_hand_computation(two_systems):
     assert alpha == {
         "system": "Alpha",
         "kind": "llm",
+        "is_human": False,
         "overall": round((s_c1 / 2 + 150) / 3, 2),
+        # Two cases: the resamples are {c1, c1}, {c1, c2} and {c2, c2}, so the percentiles
+        # reach the normal-only and the hard-only scores.
+        "overall_95": [round(hard, 2), round(normal, 2)],
+        "bootstrap": {"resamples": 1000, "seed": 20251, "unit": "case"},
         "normal": round(normal, 2),
         "hard": round(hard, 2),
         "relative_decline": round((normal - hard) / normal, 4),
         "abilities": {"言语表达": 50.0, "好奇心": 100.0, "情绪感知": round(s_c1 / 2, 2)},
+        "ability_cases": {"言语表达": 2, "好奇心": 2, "情绪感知": 2},
         "categories": {"Personality": 75.0, "Emotion": round(s_c1 / 2, 2)},
+        # Both cases are in the 职场心理 scene.
+        "scenes": {"职场心理": round((s_c1 / 2 + 150) / 3, 2)},
+        "scene_cases": {"职场心理": 2},
         "cases_scored": 2,
         "cases_failed": 0,
         "undefined": {},

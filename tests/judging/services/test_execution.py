@@ -1,6 +1,7 @@
 """Judge runs against the simulator over real HTTP."""
 
 import json
+import os
 
 import pytest
 
@@ -29,6 +30,23 @@ def test_a_run_judges_every_response_once(judged_benchmark, sim_config, simulato
     assert json.loads(attempt.raw_output)["verdicts"]
     assert simulator.stats()["max_in_flight"] <= 4
     assert run.settings_snapshot["model"] == "concord-sim"
+
+
+def test_lanes_shared_over_processes_judge_every_response_once(
+    judged_benchmark, sim_config, simulator
+):
+    # Slow enough calls that the child (which takes a second or two to start) gets work.
+    simulator.configure(latency_ms=3000)
+    run = start(judged_benchmark, sim_config(max_concurrency=4))
+    run_here(run_id=run.pk, lanes=4, processes=2)
+    run.refresh_from_db()
+    assert run.status == JudgeRun.Status.FINISHED
+    assert set(run.tasks.values_list("status", flat=True)) == {"done"}
+    assert Verdict.objects.filter(task__run=run).count() == 8 * 4
+    workers = set(JudgeAttempt.objects.filter(task__run=run).values_list("worker", flat=True))
+    assert len(workers) == 2, workers  # this process and its child both made calls
+    assert f":{os.getpid()}" in "".join(workers)
+    assert simulator.stats()["max_in_flight"] <= 4
 
 
 def test_rate_limits_and_malformed_replies_are_retried_never_guessed(

@@ -1,0 +1,17 @@
+"""The entry point of a lane process started by `run_here`.
+
+Kept free of Django imports at module level: a spawned child imports this module before
+Django is set up, to find the function it was asked to run."""
+
+
+def lanes_in_child(run_id: int, lanes: int, database: str) -> None:
+    import django
+
+    django.setup()
+    from django.db import connections
+
+    from judging.services.lanes import lanes_in_threads
+
+    # The parent's database, which under the test runner is not the configured name.
+    connections["default"].settings_dict["NAME"] = database
+    lanes_in_threads(run_id, lanes)
