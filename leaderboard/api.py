@@ -9,7 +9,7 @@ from accounts.access import HasPermission
 from annotation.models import ReviewRound
 from judging.models import JudgeRun
 from judging.scoring import Profile
-from judging.selectors.scores import leaderboard_rows
+from judging.selectors.stored_scores import stored_leaderboard_rows
 from leaderboard.agreement import GateRule, agreement_report
 from leaderboard.selectors.agreement import agreement_units
 from leaderboard.services.gate import gate_policy
@@ -71,6 +71,6 @@ class Leaderboard(APIView):
             {
                 "run": run.pk,
                 "profile": profile,
-                "systems": leaderboard_rows(run=run, profile=profile),
+                "systems": stored_leaderboard_rows(run=run, profile=profile),
             }
         )
