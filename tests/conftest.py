@@ -1,4 +1,5 @@
 import json
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -85,3 +86,29 @@ def question(qid: str = "c1", **overrides) -> dict:
     }
     row.update(overrides)
     return row
+
+
+_ABSENT = object()
+
+
+@contextmanager
+def celery_overrides(**values):
+    """Override Celery settings for a block, then take the overrides away again.
+
+    Assigning to `app.conf` records an override that outlives the test and hides the
+    Django settings Celery otherwise reads live (a later test's
+    `settings.CELERY_TASK_ALWAYS_EAGER = False` would go unseen): restore by removing."""
+    from config.celery import app
+
+    changes = app.conf.changes
+    saved = {key: changes.get(key, _ABSENT) for key in values}
+    for key, value in values.items():
+        setattr(app.conf, key, value)
+    try:
+        yield app.conf
+    finally:
+        for key, value in saved.items():
+            if value is _ABSENT:
+                changes.pop(key, None)
+            else:
+                changes[key] = value

@@ -18,14 +18,10 @@ def test_healthz_reports_both_services():
 
 
 def test_healthz_names_an_unreachable_broker(settings):
-    from config.celery import app
+    from tests.conftest import celery_overrides
 
-    original = app.conf.broker_url
-    app.conf.broker_url = "redis://127.0.0.1:1/0"  # nothing listens on port 1
-    try:
+    with celery_overrides(broker_url="redis://127.0.0.1:1/0"):  # nothing listens on port 1
         response = Client().get(reverse("healthz"))
-    finally:
-        app.conf.broker_url = original
     assert response.status_code == 503
     body = response.json()
     assert body["down"] == ["broker"] and body["database"] == "ok"

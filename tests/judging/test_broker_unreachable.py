@@ -9,9 +9,8 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.urls import reverse
 
-from config.celery import app as celery_app
 from judging.models import JudgeLane, JudgeRun, JudgeTask
-from tests.conftest import client_for
+from tests.conftest import celery_overrides, client_for
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -25,11 +24,10 @@ def closed_port() -> int:
 @pytest.fixture
 def broker_down():
     port = closed_port()
-    saved = celery_app.conf.broker_url, celery_app.conf.task_always_eager
-    celery_app.conf.broker_url = f"redis://concord:s3cret-pass@127.0.0.1:{port}/0"
-    celery_app.conf.task_always_eager = False
-    yield f"redis://127.0.0.1:{port}/0"
-    celery_app.conf.broker_url, celery_app.conf.task_always_eager = saved
+    with celery_overrides(
+        broker_url=f"redis://concord:s3cret-pass@127.0.0.1:{port}/0", task_always_eager=False
+    ):
+        yield f"redis://127.0.0.1:{port}/0"
 
 
 def assert_nothing_created() -> None:

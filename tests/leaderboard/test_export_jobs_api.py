@@ -15,9 +15,8 @@ from accounts.roles import COORDINATOR, EXPERT, RESEARCHER
 from accounts.services import user_create_with_role
 from annotation.models import Benchmark
 from annotation.services.benchmark_import import benchmark_import
-from config.celery import app as celery_app
 from leaderboard.models import ExportJob
-from tests.conftest import client_for, jsonl_bytes, lines, question
+from tests.conftest import celery_overrides, client_for, jsonl_bytes, lines, question
 from tests.leaderboard.test_agreement_report import data  # noqa: F401  (the shared fixture)
 
 pytestmark = pytest.mark.django_db
@@ -194,11 +193,10 @@ def closed_port() -> int:
 @pytest.fixture
 def broker_down():
     port = closed_port()
-    saved = celery_app.conf.broker_url, celery_app.conf.task_always_eager
-    celery_app.conf.broker_url = f"redis://concord:s3cret-pass@127.0.0.1:{port}/0"
-    celery_app.conf.task_always_eager = False
-    yield f"redis://127.0.0.1:{port}/0"
-    celery_app.conf.broker_url, celery_app.conf.task_always_eager = saved
+    with celery_overrides(
+        broker_url=f"redis://concord:s3cret-pass@127.0.0.1:{port}/0", task_always_eager=False
+    ):
+        yield f"redis://127.0.0.1:{port}/0"
 
 
 def test_an_unreachable_broker_is_a_503_naming_it_and_nothing_is_recorded(

@@ -17,6 +17,7 @@ from accounts.roles import RESEARCHER
 from accounts.services import user_create_with_role
 from config.celery import app as celery_app
 from leaderboard.models import ExportJob
+from tests.conftest import celery_overrides
 from tests.judging.workers import Broker, start_worker, stop, wait_for
 from tests.leaderboard.test_agreement_report import data  # noqa: F401  (the shared fixture)
 
@@ -40,16 +41,13 @@ def broker(tmp_path, settings):
         import redis
 
         redis.Redis.from_url(broker.url).flushdb()  # no leftovers from earlier runs
-    conf = celery_app.conf
-    saved = conf.broker_url, conf.broker_transport_options, conf.task_always_eager
-    conf.broker_url = broker.url
+    overrides = {"broker_url": broker.url, "task_always_eager": False}
     if broker.options:
-        conf.broker_transport_options = broker.options
-    conf.task_always_eager = False
+        overrides["broker_transport_options"] = broker.options
     settings.CELERY_TASK_ALWAYS_EAGER = False
-    _forget_broker_connections()
-    yield broker
-    conf.broker_url, conf.broker_transport_options, conf.task_always_eager = saved
+    with celery_overrides(**overrides):
+        _forget_broker_connections()
+        yield broker
     _forget_broker_connections()
 
 
