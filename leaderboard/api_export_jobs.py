@@ -1,7 +1,7 @@
 """Export jobs over the API: ask for a file to be prepared in the background, follow it, and
 fetch it when ready; the same service and permission as the exports page."""
 
-from django.http import FileResponse, Http404
+from django.http import FileResponse
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from django.utils.translation import gettext as _
@@ -23,13 +23,12 @@ from leaderboard.models import ExportJob
 from leaderboard.services.export_jobs import (
     ExportRequestInvalid,
     export_job_create,
-    export_job_file,
 )
+from leaderboard.views.exports import export_job_file_response
 
 EXPORT = "leaderboard.export_data"
 RECENT_JOBS = 20
 TAGS = ["exports"]
-CONTENT_TYPES = {"csv": "text/csv; charset=utf-8", "jsonl": "application/x-ndjson"}
 
 
 class ExportJobInput(serializers.Serializer):
@@ -229,13 +228,4 @@ class ExportJobFile(APIView):
     )
     def get(self, request: Request, slug: str, job_id: int) -> FileResponse:
         job = get_object_or_404(_jobs(slug), pk=job_id, status=ExportJob.Status.DONE)
-        try:
-            handle = export_job_file(job).open("rb")
-        except OSError as exc:
-            raise Http404(_("The export file is no longer on the server.")) from exc
-        return FileResponse(
-            handle,
-            as_attachment=True,
-            filename=job.filename,
-            content_type=CONTENT_TYPES.get(job.format, "application/octet-stream"),
-        )
+        return export_job_file_response(job)

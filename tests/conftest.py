@@ -1,4 +1,5 @@
 import json
+import socket
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -112,3 +113,16 @@ def celery_overrides(**values):
                 changes.pop(key, None)
             else:
                 changes[key] = value
+
+
+@pytest.fixture
+def broker_down():
+    """Celery pointed at a Redis URL (with a password) on a loopback port nobody listens on,
+    and tasks not run in-process; yields the URL as people should see it (no credentials)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]  # free once the socket is closed
+    with celery_overrides(
+        broker_url=f"redis://concord:s3cret-pass@127.0.0.1:{port}/0", task_always_eager=False
+    ):
+        yield f"redis://127.0.0.1:{port}/0"

@@ -173,9 +173,13 @@ def export_job_download(request: HttpRequest, slug: str, job_id: int) -> HttpRes
     job = get_object_or_404(
         ExportJob, pk=job_id, benchmark__slug=slug, status=ExportJob.Status.DONE
     )
+    return export_job_file_response(job)
+
+
+def export_job_file_response(job: ExportJob) -> FileResponse:
+    """A finished job's file as a download (the page's link and the API's `file`)."""
     try:
-        path = export_job_file(job)
-        handle = path.open("rb")
+        handle = export_job_file(job).open("rb")
     except OSError as exc:
         raise Http404(_("The export file is no longer on the server.")) from exc
     return FileResponse(

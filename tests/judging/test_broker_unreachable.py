@@ -3,31 +3,14 @@
 The broker is a real Redis URL pointing at a loopback port nobody listens on, and tasks are
 not run in-process, so the start has to go through the broker."""
 
-import socket
-
 import pytest
 from django.core.management import CommandError, call_command
 from django.urls import reverse
 
 from judging.models import JudgeLane, JudgeRun, JudgeTask
-from tests.conftest import celery_overrides, client_for
+from tests.conftest import client_for
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def closed_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]  # free once the socket is closed
-
-
-@pytest.fixture
-def broker_down():
-    port = closed_port()
-    with celery_overrides(
-        broker_url=f"redis://concord:s3cret-pass@127.0.0.1:{port}/0", task_always_eager=False
-    ):
-        yield f"redis://127.0.0.1:{port}/0"
 
 
 def assert_nothing_created() -> None:

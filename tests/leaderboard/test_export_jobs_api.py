@@ -4,7 +4,6 @@ down is a 503 that creates nothing; only roles with the export permission get in
 
 import hashlib
 import json
-import socket
 
 import pytest
 from django.test import Client
@@ -16,7 +15,7 @@ from accounts.services import user_create_with_role
 from annotation.models import Benchmark
 from annotation.services.benchmark_import import benchmark_import
 from leaderboard.models import ExportJob
-from tests.conftest import celery_overrides, client_for, jsonl_bytes, lines, question
+from tests.conftest import client_for, jsonl_bytes, lines, question
 from tests.leaderboard.test_agreement_report import data  # noqa: F401  (the shared fixture)
 
 pytestmark = pytest.mark.django_db
@@ -182,21 +181,6 @@ def test_a_round_or_run_of_another_benchmark_is_refused(data, api, root):  # noq
     }
     assert api.post("/api/benchmarks/nowhere/export-jobs/", body).status_code == 404
     assert not ExportJob.objects.exists()
-
-
-def closed_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]  # free once the socket is closed
-
-
-@pytest.fixture
-def broker_down():
-    port = closed_port()
-    with celery_overrides(
-        broker_url=f"redis://concord:s3cret-pass@127.0.0.1:{port}/0", task_always_eager=False
-    ):
-        yield f"redis://127.0.0.1:{port}/0"
 
 
 def test_an_unreachable_broker_is_a_503_naming_it_and_nothing_is_recorded(

@@ -8,17 +8,10 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from accounts.roles import EXPERT, RESEARCHER
+from accounts.roles import RESEARCHER
 from accounts.services import user_create_with_role
-from annotation.models import Benchmark, ReviewRound, System, Vote
-from annotation.selectors.review import item_criteria
-from annotation.services.benchmark_import import benchmark_import
-from annotation.services.responses_import import responses_import
-from annotation.services.review_assignment import assignment_next
-from annotation.services.review_rounds import round_open
-from annotation.services.review_votes import VoteInput, assignment_submit
+from annotation.models import ReviewRound, Vote
 from judging.models import JudgeRun, JudgeTask
-from judging.services.judgments_import import judgments_import
 from leaderboard.exports import (
     SCORES_HEADER,
     TIDY_HEADER,
@@ -29,8 +22,9 @@ from leaderboard.exports import (
     verdict_rows,
     votes_rows,
 )
-from tests.conftest import client_for, jsonl_bytes, lines, question
+from tests.conftest import client_for
 from tests.leaderboard.test_agreement_report import data  # noqa: F401  (the shared fixture)
+from tests.leaderboard.test_page_queries import build
 
 pytestmark = pytest.mark.django_db
 
@@ -172,49 +166,10 @@ def test_votes_rows_list_every_vote(data):  # noqa: F811
     assert len(rows) == 2 * 4 * 3 and all(r["is_current"] == 1 for r in rows)
 
 
-def _build(slug: str, cases: int) -> tuple[ReviewRound, JudgeRun]:
-    ids = [f"{slug}-{i}" for i in range(cases)]
-    benchmark_import(chunks=lines(jsonl_bytes([question(q) for q in ids])), benchmark_slug=slug)
-    responses_import(
-        chunks=lines(jsonl_bytes([{"question_id": q, "response": "嗯"} for q in ids])),
-        benchmark_slug=slug,
-        system_name=f"S-{slug}",
-    )
-    experts = [
-        user_create_with_role(username=f"{slug}-x{i}", password="x-pass-123", role=EXPERT)
-        for i in range(3)
-    ]
-    round_ = round_open(
-        benchmark=Benchmark.objects.get(slug=slug),
-        name=f"R-{slug}",
-        systems=list(System.objects.filter(name=f"S-{slug}")),
-        experts=experts,
-        fraction=1.0,
-    )
-    for expert in experts:
-        while (a := assignment_next(expert=expert, round_=round_)) is not None:
-            criteria = item_criteria(assignment=a)
-            assignment_submit(
-                assignment=a,
-                votes=[VoteInput(c.pk, i % 2 == 0) for i, c in enumerate(criteria)],
-                comment="",
-                active_seconds=5,
-                base_revision=0,
-            )
-    scored = [{"question_id": q, "score_detail": [1, 0, 1, 0]} for q in ids]
-    judgments_import(
-        chunks=lines(jsonl_bytes(scored)),
-        benchmark_slug=slug,
-        system_name=f"S-{slug}",
-        judge_name=f"judge-{slug}",
-    )
-    return round_, JudgeRun.objects.get(benchmark__slug=slug)
-
-
 def test_the_tidy_query_count_does_not_grow_with_the_round():
     counts, sizes = [], []
     for slug, cases in (("small", 2), ("large", 9)):
-        round_, run = _build(slug, cases)
+        round_, run = build(slug, cases)
         round_ = ReviewRound.objects.get(pk=round_.pk)
         run = JudgeRun.objects.get(pk=run.pk)
         with CaptureQueriesContext(connection) as queries:
