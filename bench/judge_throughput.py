@@ -1,8 +1,8 @@
 """Throughput of judge runs against the simulator, with and without faults.
 
 Generates a synthetic benchmark (300 cases of 10 criteria, 3 systems answering every case:
-900 judge calls), starts the OpenAI-compatible simulator in this process at 250 ms per call,
-and times `run_here` with 32 lanes. The ideal is concurrency / latency (128 calls/s);
+900 judge calls), starts the OpenAI-compatible simulator in a process of its own at 250 ms
+per call, and times `run_here` with 32 lanes. The ideal is concurrency / latency (128 calls/s);
 goal: at least 85% of it. A second run with 10% of calls answered 429 (Retry-After 1 s)
 and 5% malformed JSON checks that every fault is retried and every verdict accounted for.
 Times are printed, never asserted: the exit status is non-zero only when something is
@@ -13,7 +13,7 @@ unaccounted for (a task neither done nor failed, or verdicts not matching criter
     python bench/judge_throughput.py --both                # SQLite, then PostgreSQL
     python bench/judge_throughput.py --breakdown           # where the lanes spend time
     python bench/judge_throughput.py --profile 40          # cProfile of the lane threads
-    python bench/judge_throughput.py --simulator-process   # simulator off this GIL
+    python bench/judge_throughput.py --processes 2         # lanes over 2 processes
 """
 
 import argparse
@@ -50,8 +50,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--processes",
         type=int,
-        default=os.cpu_count() or 1,
-        help="processes sharing the lanes, as the judge command does (default: one per core; "
+        default=1,
+        help="processes sharing the lanes, as the judge command does (default 1; "
         "--breakdown and --profile see this process's lanes only)",
     )
     parser.add_argument("--rate-429", type=float, default=0.10)
@@ -70,10 +70,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help=f"run on SQLite, then on PostgreSQL (default {DEFAULT_POSTGRES})",
     )
     parser.add_argument(
-        "--simulator-process",
-        action="store_true",
-        help="run the simulator in a process of its own (python -m judging.simulator) "
-        "instead of a thread of this one, so that it does not compete for the GIL",
+        "--simulator-thread",
+        dest="simulator_process",
+        action="store_false",
+        help="run the simulator in a thread of this process instead of a process of its own "
+        "(python -m judging.simulator, the default: a real endpoint does not share the "
+        "lanes' interpreter lock)",
     )
     parser.add_argument(
         "--breakdown",
@@ -193,7 +195,10 @@ class Phases:
 
     def report(self, lanes: int, wall: float) -> None:
         total = lanes * wall
-        print(f"  lane time by phase ({lanes} lanes x {wall:.2f} s = {total:.1f} lane-s):")
+        print(
+            f"  time by phase, summed over the threads of this process (lanes, feeder,"
+            f" writer; {lanes} lanes x {wall:.2f} s = {total:.1f} lane-s):"
+        )
         for label, seconds in sorted(self.seconds.items(), key=lambda kv: -kv[1]):
             count = self.counts[label]
             print(
@@ -203,26 +208,23 @@ class Phases:
 
 
 def lane_modules() -> list:
-    """The modules of the lane loop and of the per-task work: judging.services.lanes (when
-    the loop lives there) and judging.services.execution. The loop's module comes first."""
-    import importlib
+    """The modules of the lane pool (first: its lanes, feeder and idle waits), of the slots
+    and claims, and of the per-task work."""
+    from judging.services import claims, execution, lane_pool
 
-    from judging.services import execution
-
-    try:
-        lanes = importlib.import_module("judging.services.lanes")
-    except ImportError:
-        return [execution]
-    return [lanes, execution] if hasattr(lanes, "run_here") else [execution]
+    return [lane_pool, claims, execution]
 
 
 PHASES = [
     "lane_slot_take",
-    "_lane_slot_renew",
-    "task_claim",
+    "lane_slot_renew",
+    "tasks_claim",
+    "task_lease_keep",
+    "criteria_load",
     "_prompt_criteria",
     "call_chat",
-    "_reuse_cached",
+    "task_prepare",
+    "cached_reuse",
     "_attempt_succeeded",
     "_attempt_failed",
     "run_finish_if_complete",
@@ -269,30 +271,30 @@ def instrumented(enabled: bool):
 
 @contextmanager
 def profiled(top: int):
-    """cProfile every lane thread (run_here looks lane_run up at call time)."""
+    """cProfile every lane thread (the pool looks _lane up when it starts its threads)."""
     if not top:
         yield
         return
     loop = lane_modules()[0]
-    original = loop.lane_run
+    original = loop._lane
     profiles: list[cProfile.Profile] = []
     lock = threading.Lock()
 
-    def lane_run(**kwargs):
+    def lane(*args, **kwargs):
         profile = cProfile.Profile()
         with lock:
             profiles.append(profile)
         profile.enable()
         try:
-            return original(**kwargs)
+            return original(*args, **kwargs)
         finally:
             profile.disable()
 
-    loop.lane_run = lane_run
+    loop._lane = lane
     try:
         yield
     finally:
-        loop.lane_run = original
+        loop._lane = original
         if profiles:
             out = io.StringIO()
             stats = pstats.Stats(profiles[0], stream=out)
@@ -387,6 +389,7 @@ def judge_once(*, label, args, sim, benchmark, systems, config, fresh_calls, bre
 
     from annotation.models import Criterion
     from judging.models import JudgeAttempt, JudgeTask, Verdict
+    from judging.services.lanes import run_here
     from judging.services.runs import judge_run_start
 
     sim.reset()
@@ -398,7 +401,7 @@ def judge_once(*, label, args, sim, benchmark, systems, config, fresh_calls, bre
         cpu = time.process_time()
         sim_cpu = sim.cpu_seconds() if hasattr(sim, "cpu_seconds") else None
         started = time.perf_counter()
-        lane_modules()[0].run_here(run_id=run.pk, lanes=args.concurrency, processes=args.processes)
+        run_here(run_id=run.pk, lanes=args.concurrency, processes=args.processes)
         seconds = time.perf_counter() - started
         cpu = time.process_time() - cpu
         if sim_cpu is not None:
@@ -483,6 +486,56 @@ def judge_once(*, label, args, sim, benchmark, systems, config, fresh_calls, bre
     return accounted, rate
 
 
+def sdk_ceiling(*, sim, lanes: int, latency_ms: float, seconds: float = 8.0) -> float:
+    """The endpoint through the SDK alone, as a lane calls it (a client per thread, the
+    clean run's requests) but with no database, no claims and no writes: what one process
+    of `lanes` threads can do at all on this machine, beside the run's own figure."""
+    from judging.llm_client import call_chat, client_new
+    from judging.models import JudgeRun
+    from judging.services.execution import criteria_load, task_prepare
+
+    run = JudgeRun.objects.select_related("prompt").order_by("pk").first()
+    tasks = list(run.tasks.select_related("response__case").order_by("pk")[:lanes])
+    criteria: dict[int, list] = {}
+    criteria_load(criteria, {t.rubric_version_id for t in tasks})
+    requests = [
+        task_prepare(run=run, task=t, criteria=criteria[t.rubric_version_id]).request for t in tasks
+    ]
+    snapshot = run.settings_snapshot
+    sim.reset()
+    calls = [0] * lanes
+    deadline = time.monotonic() + seconds
+
+    def caller(index: int) -> None:
+        client = client_new(base_url=snapshot["base_url"], api_key_env="", timeout=10.0)
+        while time.monotonic() < deadline:
+            call_chat(
+                client,
+                model=snapshot["model"],
+                request=requests[index % len(requests)],
+                temperature=0.0,
+                seed=None,
+                max_tokens=4096,
+            )
+            calls[index] += 1
+        client.close()
+
+    started = time.perf_counter()
+    threads = [threading.Thread(target=caller, args=(i,)) for i in range(lanes)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    rate = sum(calls) / (time.perf_counter() - started)
+    ideal = lanes / (latency_ms / 1000)
+    print(
+        f"ceiling: the SDK alone, {lanes} threads in one process, no database: "
+        f"{rate:.1f} calls/s ({100 * rate / ideal:.0f}% of ideal)",
+        flush=True,
+    )
+    return rate
+
+
 def main() -> int:
     args = parse_args()
     if args.both:
@@ -541,6 +594,8 @@ def main() -> int:
                 **common,
             )
             ok = ok and faults_ok
+            sim.configure(rate_429=0.0, rate_malformed=0.0)
+            sdk_ceiling(sim=sim, lanes=args.concurrency, latency_ms=args.latency_ms)
         finally:
             sim.stop()
         print(

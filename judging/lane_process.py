@@ -4,7 +4,7 @@ Kept free of Django imports at module level: a spawned child imports this module
 Django is set up, to find the function it was asked to run."""
 
 
-def lanes_in_child(run_id: int, lanes: int, database: str) -> None:
+def lanes_in_child(run_id: int, lanes: int, database: str, started) -> None:
     import django
 
     django.setup()
@@ -14,4 +14,5 @@ def lanes_in_child(run_id: int, lanes: int, database: str) -> None:
 
     # The parent's database, which under the test runner is not the configured name.
     connections["default"].settings_dict["NAME"] = database
-    lanes_in_threads(run_id, lanes)
+    started.set()  # the parent hands over as many of its lanes' slots
+    lanes_in_threads(run_id, lanes, joining=True)

@@ -54,38 +54,23 @@ def test_the_api_answers_503_and_names_the_broker(
     assert_nothing_created()
 
 
+def _judge(simulator, *extra: str) -> None:
+    call_command(
+        "judge",
+        *("--benchmark", "hb", "--system", "Alpha", "--base-url", simulator.base_url),
+        *("--model", "concord-sim", "--json", *extra),
+    )
+
+
 def test_the_command_refuses_with_the_same_message(judged_benchmark, simulator, broker_down):
     with pytest.raises(CommandError, match="The workers are not reachable") as refused:
-        call_command(
-            "judge",
-            "--benchmark",
-            "hb",
-            "--system",
-            "Alpha",
-            "--base-url",
-            simulator.base_url,
-            "--model",
-            "concord-sim",
-            "--via-workers",
-            "--json",
-        )
+        _judge(simulator, "--via-workers")
     assert broker_down in str(refused.value)
     assert_nothing_created()
 
 
 def test_the_command_without_workers_needs_no_broker(judged_benchmark, simulator, broker_down):
-    call_command(
-        "judge",
-        "--benchmark",
-        "hb",
-        "--system",
-        "Alpha",
-        "--base-url",
-        simulator.base_url,
-        "--model",
-        "concord-sim",
-        "--json",
-    )
+    _judge(simulator)
     assert JudgeRun.objects.get().status == JudgeRun.Status.FINISHED
 
 

@@ -1,0 +1,143 @@
+"""Lane slots and task leases: how lanes share a run's work without a coordinator.
+
+A run has `max_concurrency` lane slots; a lane holds one while it works, so no more requests
+are in flight than the config allows, whatever the number of processes and workers. A
+claimed task carries a lease. If its holder dies (a killed worker), the lease runs out and
+another lane claims the task again; the conditional writes in execution.py make sure a
+task's result is written once, by the holder of the lease.
+"""
+
+import random
+import time
+from datetime import timedelta
+
+from django.db import connection, transaction
+from django.db.models import F, Min, Q
+from django.utils import timezone
+
+from judging.models import JudgeLane, JudgeRun, JudgeTask
+
+LEASE_MARGIN_SECONDS = 10
+IDLE_POLL_SECONDS = 0.2
+
+
+def lease_seconds(run: JudgeRun) -> float:
+    return float(run.settings_snapshot.get("timeout_seconds", 120)) + LEASE_MARGIN_SECONDS
+
+
+def lane_slot_take(*, run: JudgeRun, token: str) -> bool:
+    """Hold one of the run's lane slots (a free one, or one whose holder stopped renewing)."""
+    now = timezone.now()
+    free = JudgeLane.objects.filter(run=run).filter(
+        Q(token="") | Q(expires__isnull=True) | Q(expires__lt=now)
+    )
+    slots = list(free.order_by("number"))
+    # Lanes starting together try the free slots from different places instead of all
+    # queueing on the first one.
+    start = random.randrange(len(slots)) if slots else 0
+    for slot in slots[start:] + slots[:start]:
+        taken = JudgeLane.objects.filter(pk=slot.pk, token=slot.token, expires=slot.expires).update(
+            token=token, expires=now + timedelta(seconds=lease_seconds(run))
+        )
+        if taken:
+            return True
+    return False
+
+
+def lane_slot_renew(*, run: JudgeRun, token: str) -> None:
+    JudgeLane.objects.filter(run=run, token=token).update(
+        expires=timezone.now() + timedelta(seconds=lease_seconds(run))
+    )
+
+
+def lane_slot_release(*, run_id: int, token: str) -> None:
+    JudgeLane.objects.filter(run_id=run_id, token=token).update(token="", expires=None)
+
+
+def task_claim(*, run: JudgeRun, token: str) -> JudgeTask | float | None:
+    """One task for a lane; or seconds to wait; or None when every task has ended."""
+    claimed = tasks_claim(run=run, token=token, limit=1)
+    return claimed[0] if isinstance(claimed, list) else claimed
+
+
+def tasks_claim(*, run: JudgeRun, token: str, limit: int) -> list[JudgeTask] | float | None:
+    """Up to `limit` tasks, leased to `token`, with the response and case their attempts
+    read; or seconds to wait (retries not yet due, or tasks held by other lanes); or None
+    when every task has ended."""
+    now = timezone.now()
+    claimable = Q(status=JudgeTask.Status.PENDING) & (
+        Q(not_before__isnull=True) | Q(not_before__lte=now)
+    ) | Q(status=JudgeTask.Status.RUNNING, lease_until__lt=now)
+    with transaction.atomic():
+        candidates = (
+            JudgeTask.objects.filter(claimable, run_id=run.pk)
+            .select_related("response__case", "case")
+            .order_by("pk")
+        )
+        if connection.features.has_select_for_update_skip_locked:
+            candidates = candidates.select_for_update(skip_locked=True, of=("self",))
+        tasks = list(candidates[:limit])
+        if tasks:
+            JudgeTask.objects.filter(pk__in=[task.pk for task in tasks]).update(
+                status=JudgeTask.Status.RUNNING,
+                lease_token=token,
+                lease_until=now + timedelta(seconds=lease_seconds(run)),
+                attempts=F("attempts") + 1,
+            )
+            claimed_at = time.monotonic()
+            for task in tasks:
+                task.attempts += 1
+                task.lease_token = token
+                task.claimed_at = claimed_at
+            return tasks
+    open_tasks = JudgeTask.objects.filter(
+        run_id=run.pk, status__in=[JudgeTask.Status.PENDING, JudgeTask.Status.RUNNING]
+    ).aggregate(
+        retry_at=Min("not_before", filter=Q(status=JudgeTask.Status.PENDING)),
+        lease_at=Min("lease_until", filter=Q(status=JudgeTask.Status.RUNNING)),
+    )
+    due = [t for t in (open_tasks["retry_at"], open_tasks["lease_at"]) if t is not None]
+    if not due:
+        return None
+    return min(IDLE_POLL_SECONDS, max(0.05, (min(due) - now).total_seconds()))
+
+
+def task_lease_keep(*, run: JudgeRun, task: JudgeTask) -> None:
+    """A task that waited for a lane after its claim gets its full lease back before its
+    call, so the lease always outlasts the call's timeout."""
+    if time.monotonic() - getattr(task, "claimed_at", time.monotonic()) < LEASE_MARGIN_SECONDS / 2:
+        return
+    JudgeTask.objects.filter(
+        pk=task.pk, status=JudgeTask.Status.RUNNING, lease_token=task.lease_token
+    ).update(lease_until=timezone.now() + timedelta(seconds=lease_seconds(run)))
+
+
+def tasks_release(*, run_id: int, token: str, tasks: list[JudgeTask]) -> None:
+    """Give back claimed tasks no attempt was made at: pending again, the claim not counted
+    as an attempt."""
+    if not tasks:
+        return
+    JudgeTask.objects.filter(
+        pk__in=[task.pk for task in tasks],
+        run_id=run_id,
+        status=JudgeTask.Status.RUNNING,
+        lease_token=token,
+    ).update(
+        status=JudgeTask.Status.PENDING,
+        lease_token="",
+        lease_until=None,
+        attempts=F("attempts") - 1,
+    )
+
+
+def run_finish_if_complete(*, run_id: int) -> bool:
+    with transaction.atomic():
+        if JudgeTask.objects.filter(
+            run_id=run_id, status__in=[JudgeTask.Status.PENDING, JudgeTask.Status.RUNNING]
+        ).exists():
+            return False
+        return bool(
+            JudgeRun.objects.filter(pk=run_id, status=JudgeRun.Status.RUNNING).update(
+                status=JudgeRun.Status.FINISHED, finished=timezone.now()
+            )
+        )
