@@ -1,10 +1,10 @@
 """The agreement report: the LLM judge against the human majority, unit by unit, with the
 statistics and breakdowns researchers need. Pure: units in, numbers out (no Django)."""
 
-from collections import defaultdict
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
+from operator import attrgetter
 
 import numpy as np
 
@@ -17,16 +17,16 @@ from leaderboard.stats import (
     binary_confusion,
     cluster_bootstrap_agreement,
     cohens_kappa,
-    fleiss_kappa_from_ratings,
-    gwet_ac1,
+    fleiss_kappa,
+    gwet_ac1_from_counts,
     gwet_ac1_pair,
-    krippendorff_alpha,
+    krippendorff_alpha_from_counts,
     pabak,
-    pairwise_agreement,
+    pairwise_agreement_from_counts,
     percent_agreement,
+    percent_agreement_from_counts,
     wilson_interval,
 )
-from leaderboard.stats.consensus import MAJORITY, NO_VOTES, TIE
 
 
 class GateRule(StrEnum):
@@ -64,23 +64,80 @@ def _interval(interval: Interval, report_undefined: dict, name: str) -> list | N
     return [round(interval.low, 4), round(interval.high, 4)]
 
 
-def _binary_majority(votes: tuple[tuple[Hashable, bool], ...]) -> tuple[str, bool | None]:
-    """`majority` for True/False votes by counting, which the report does for every unit
-    and every rater's peers (about 200,000 times at full scale)."""
-    hits, total = sum(hit for _, hit in votes), len(votes)
-    if total == 0:
-        return NO_VOTES, None
-    if 2 * hits == total:
-        return TIE, None
-    return MAJORITY, 2 * hits > total
+@dataclass(frozen=True)
+class _Encoded:
+    """The units as arrays, built in one pass over them: every count below is then array
+    arithmetic rather than a walk over the ~47,000 units and ~140,000 votes of full scale."""
+
+    judge: np.ndarray  # per unit: -1 without a judge verdict, else 0 (miss) or 1 (hit)
+    votes: np.ndarray  # per unit: how many votes
+    hits: np.ndarray  # per unit: how many of them are hits
+    raters: list[Hashable]  # sorted by their text
+    vote_unit: np.ndarray  # per vote: the index of its unit
+    vote_rater: np.ndarray  # per vote: the index of its rater in ``raters``
+    vote_hit: np.ndarray  # per vote: True for a hit
+    # Per vote: how many votes, and hits, its rater gave on its unit (1 and its own hit,
+    # unless the rater voted twice there).
+    own_votes: np.ndarray
+    own_hits: np.ndarray
+    last: np.ndarray  # per vote: whether it is its rater's last vote on its unit
+
+    @property
+    def tie(self) -> np.ndarray:
+        """As `majority` decides for True/False votes: a tie when half of the votes are hits."""
+        return (self.votes > 0) & (2 * self.hits == self.votes)
+
+    @property
+    def majority(self) -> np.ndarray:
+        return (self.votes > 0) & (2 * self.hits != self.votes)
+
+    @property
+    def label(self) -> np.ndarray:
+        """The majority's verdict, where there is one."""
+        return 2 * self.hits > self.votes
 
 
-def _share(judge: np.ndarray, human: np.ndarray, undefined: dict, prefix: str) -> dict:
-    agree = int(np.count_nonzero(judge == human))
+def _encode(units: Sequence[Unit]) -> _Encoded:
+    n = len(units)
+    per_unit = [unit.votes for unit in units]
+    votes = np.fromiter(map(len, per_unit), dtype=np.int64, count=n)
+    flat = [vote for unit_votes in per_unit for vote in unit_votes]
+    by_rater = [rater for rater, _ in flat]
+    raters = sorted(set(by_rater), key=str)
+    index = {rater: i for i, rater in enumerate(raters)}
+    vote_rater = np.fromiter(map(index.__getitem__, by_rater), dtype=np.int64, count=len(flat))
+    vote_hit = np.fromiter((hit for _, hit in flat), dtype=bool, count=len(flat))
+    vote_unit = np.repeat(np.arange(n, dtype=np.int64), votes)
+    _, pair, size = np.unique(
+        vote_unit * len(raters) + vote_rater, return_inverse=True, return_counts=True
+    )
+    last = np.zeros(size.size, dtype=np.int64)
+    np.maximum.at(last, pair, np.arange(len(flat)))
+    is_last = np.zeros(len(flat), dtype=bool)
+    is_last[last] = True
+    return _Encoded(
+        judge=np.fromiter(
+            (-1 if unit.judge is None else bool(unit.judge) for unit in units),
+            dtype=np.int8,
+            count=n,
+        ),
+        votes=votes,
+        hits=np.bincount(vote_unit[vote_hit], minlength=n),
+        raters=raters,
+        vote_unit=vote_unit,
+        vote_rater=vote_rater,
+        vote_hit=vote_hit,
+        own_votes=size[pair],
+        own_hits=np.bincount(pair[vote_hit], minlength=size.size)[pair],
+        last=is_last,
+    )
+
+
+def _share(agreed: int, n: int, undefined: dict, prefix: str) -> dict:
     return {
-        "units": len(judge),
-        "percent_agreement": _stat(percent_agreement(judge, human), undefined, prefix),
-        "wilson_95": _interval(wilson_interval(agree, len(judge)), undefined, prefix + ".wilson"),
+        "units": n,
+        "percent_agreement": _stat(percent_agreement_from_counts(agreed, n), undefined, prefix),
+        "wilson_95": _interval(wilson_interval(agreed, n), undefined, prefix + ".wilson"),
     }
 
 
@@ -93,28 +150,21 @@ def agreement_report(
     seed: int = DEFAULT_SEED,
 ) -> dict:
     undefined: dict[str, str] = {}
-    ties = no_consensus = judge_missing = 0
-    judged: list[tuple[Unit, bool]] = []
-    for unit in units:
-        outcome, label = _binary_majority(unit.votes)
-        if outcome == TIE:
-            ties += 1
-        elif outcome != MAJORITY:
-            no_consensus += 1
-        elif unit.judge is None:
-            judge_missing += 1
-        else:
-            judged.append((unit, label))
-    judge = np.fromiter((bool(u.judge) for u, _ in judged), dtype=bool, count=len(judged))
-    human = np.fromiter((label for _, label in judged), dtype=bool, count=len(judged))
-    n = len(judged)
-    agree = int(np.count_nonzero(judge == human))
+    encoded = _encode(units)
+    majority, with_judge = encoded.majority, encoded.judge >= 0
+    rows = np.flatnonzero(majority & with_judge)
+    judge = encoded.judge[rows] == 1
+    human = encoded.label[rows]
+    n = int(rows.size)
+    agreeing = judge == human
+    agree = int(np.count_nonzero(agreeing))
     point = _stat(percent_agreement(judge, human), undefined, "percent_agreement")
     wilson = _interval(wilson_interval(agree, n), undefined, "wilson_95")
+    judged = [units[row] for row in rows.tolist()]
     boot = (
         cluster_bootstrap_agreement(
-            judge == human,
-            np.array([u.case for u, _ in judged]),
+            agreeing,
+            np.array([u.case for u in judged]),
             n_resamples=resamples,
             seed=seed,
         )
@@ -122,9 +172,14 @@ def agreement_report(
         else None
     )
     confusion = binary_confusion(judge, human)
+    excluded = {
+        "ties": int(np.count_nonzero(encoded.tie)),
+        "no_consensus": int(np.count_nonzero(encoded.votes == 0)),
+        "judge_missing": int(np.count_nonzero(majority & ~with_judge)),
+    }
     report = {
         "units": n,
-        "excluded": {"ties": ties, "no_consensus": no_consensus, "judge_missing": judge_missing},
+        "excluded": excluded,
         "percent_agreement": point,
         "wilson_95": wilson,
         "bootstrap_95": _interval(boot, undefined, "bootstrap_95") if boot else None,
@@ -144,21 +199,22 @@ def agreement_report(
         "binomial_p": _stat(agreement_binomial_test(agree, n, threshold), undefined, "binomial_p")
         if n
         else None,
-        "humans": _human_statistics(units, undefined),
+        "humans": _human_statistics(encoded, undefined),
     }
     if not n:
         undefined["binomial_p"] = "no units with both a consensus and a judge verdict"
         undefined.setdefault("bootstrap_95", "no units with both a consensus and a judge verdict")
     report["gate"] = gate(report, threshold=threshold, rule=rule)
-    for name, key in (
-        ("by_ability", lambda u: u.ability),
-        ("by_category", lambda u: u.category),
-        ("by_difficulty", lambda u: u.difficulty),
-        ("by_scenario", lambda u: u.scenario),
-        ("by_system", lambda u: u.system),
+    for name, attribute in (
+        ("by_ability", "ability"),
+        ("by_category", "category"),
+        ("by_difficulty", "difficulty"),
+        ("by_scenario", "scenario"),
+        ("by_system", "system"),
     ):
-        report[name] = _breakdown(judged, key, undefined, name)
-    report["by_rater"] = _by_rater(judged, units, undefined)
+        groups = list(map(attrgetter(attribute), judged))
+        report[name] = _breakdown(groups, agreeing, undefined, name)
+    report["by_rater"] = _by_rater(encoded, undefined)
     report["undefined"] = undefined
     return report
 
@@ -183,35 +239,26 @@ def gate(report: dict, *, threshold: float, rule: GateRule) -> dict:
     }
 
 
-def _breakdown(
-    judged: list[tuple[Unit, bool]], key: Callable[[Unit], str], undefined: dict, name: str
-) -> dict:
-    groups: dict[str, list[int]] = defaultdict(list)
-    for index, (unit, _) in enumerate(judged):
-        groups[key(unit) or "-"].append(index)
-    judge = np.fromiter((bool(u.judge) for u, _ in judged), dtype=bool, count=len(judged))
-    human = np.fromiter((label for _, label in judged), dtype=bool, count=len(judged))
+def _breakdown(groups: list[str], agreeing: np.ndarray, undefined: dict, name: str) -> dict:
+    """Agreement per group: ``groups`` names each judged unit's group, ``agreeing`` says
+    whether the judge and the majority agree on it."""
+    distinct = set(groups)
+    # An empty value is shown as "-" (and counted with a "-" if there is one).
+    names = sorted({group or "-" for group in distinct})
+    position = {group: i for i, group in enumerate(names)}
+    code = {group: position[group or "-"] for group in distinct}
+    codes = np.fromiter(map(code.__getitem__, groups), dtype=np.int64, count=len(groups))
+    units = np.bincount(codes, minlength=len(names)).tolist()
+    agreed = np.bincount(codes[agreeing], minlength=len(names)).tolist()
     return {
-        group: _share(judge[rows], human[rows], undefined, f"{name}.{group}")
-        for group, rows in sorted(groups.items())
+        group: _share(agreed[i], units[i], undefined, f"{name}.{group}")
+        for i, group in enumerate(names)
     }
 
 
-def _ratings_matrix(units: Sequence[Unit]) -> tuple[list[Hashable], np.ndarray]:
-    """Raters x units, 1.0 for a hit, 0.0 for a miss and NaN where a rater did not vote: a
-    float array takes the statistics' vectorised path."""
-    raters = sorted({rater for unit in units for rater, _ in unit.votes}, key=str)
-    index = {rater: i for i, rater in enumerate(raters)}
-    matrix = np.full((len(raters), len(units)), np.nan)
-    for column, unit in enumerate(units):
-        for rater, hit in unit.votes:
-            matrix[index[rater], column] = 1.0 if hit else 0.0
-    return raters, matrix
-
-
-def _human_statistics(units: Sequence[Unit], undefined: dict) -> dict:
-    voted = [u for u in units if u.votes]
-    if not voted:
+def _human_statistics(encoded: _Encoded, undefined: dict) -> dict:
+    voted = np.flatnonzero(encoded.votes)
+    if not voted.size:
         undefined["humans"] = "no votes"
         return {
             "fleiss_kappa": None,
@@ -220,50 +267,57 @@ def _human_statistics(units: Sequence[Unit], undefined: dict) -> dict:
             "pairwise_agreement": None,
             "units": 0,
         }
-    _, matrix = _ratings_matrix(voted)
-    # Fleiss' kappa needs the same number of ratings per unit: the usual count only.
-    counts = defaultdict(int)
-    for unit in voted:
-        counts[len(unit.votes)] += 1
-    usual = max(counts, key=lambda k: (counts[k], k))
-    complete = [[hit for _, hit in u.votes] for u in voted if len(u.votes) == usual]
+    # Fleiss' kappa needs the same number of ratings per unit: the usual count only (of two
+    # counts equally usual, the larger), every vote counted.
+    per_count = np.bincount(encoded.votes[voted])
+    usual = per_count.size - 1 - int(np.argmax(per_count[::-1]))
+    complete = voted[encoded.votes[voted] == usual]
+    fleiss = np.stack([encoded.votes - encoded.hits, encoded.hits], axis=1)[complete]
+    # The other measures see a raters x units matrix: one vote per rater and unit, the last
+    # when a rater voted twice on a unit.
+    last = encoded.last
+    hits = np.bincount(encoded.vote_unit[last & encoded.vote_hit], minlength=encoded.votes.size)
+    rated = np.bincount(encoded.vote_unit[last], minlength=encoded.votes.size)
+    counts = np.stack([rated - hits, hits], axis=1)[voted]
     return {
-        "units": len(voted),
-        "fleiss_kappa": _stat(
-            fleiss_kappa_from_ratings(complete, categories=[False, True]),
-            undefined,
-            "humans.fleiss_kappa",
-        ),
-        "fleiss_units": len(complete),
+        "units": int(voted.size),
+        "fleiss_kappa": _stat(fleiss_kappa(fleiss), undefined, "humans.fleiss_kappa"),
+        "fleiss_units": int(complete.size),
         "krippendorff_alpha": _stat(
-            krippendorff_alpha(matrix), undefined, "humans.krippendorff_alpha"
+            krippendorff_alpha_from_counts(counts), undefined, "humans.krippendorff_alpha"
         ),
-        "gwet_ac1": _stat(gwet_ac1(matrix, categories=[False, True]), undefined, "humans.gwet_ac1"),
+        "gwet_ac1": _stat(gwet_ac1_from_counts(counts), undefined, "humans.gwet_ac1"),
         "pairwise_agreement": _stat(
-            pairwise_agreement(matrix), undefined, "humans.pairwise_agreement"
+            pairwise_agreement_from_counts(counts), undefined, "humans.pairwise_agreement"
         ),
     }
 
 
-def _by_rater(judged: list[tuple[Unit, bool]], units: Sequence[Unit], undefined: dict) -> dict:
+def _by_rater(encoded: _Encoded, undefined: dict) -> dict:
     """Per rater: agreement with the majority of the other raters (the human ceiling) and
     the judge's agreement with that rater, on the same units."""
-    with_others: dict[Hashable, list[bool]] = defaultdict(list)
-    judge_with: dict[Hashable, list[bool]] = defaultdict(list)
-    for unit in units:
-        for rater, hit in unit.votes:
-            outcome, label = _binary_majority(tuple(v for v in unit.votes if v[0] != rater))
-            if outcome == MAJORITY:
-                with_others[rater].append(label == hit)
-            if unit.judge is not None:
-                judge_with[rater].append(unit.judge == hit)
+    others = encoded.votes[encoded.vote_unit] - encoded.own_votes
+    others_hits = encoded.hits[encoded.vote_unit] - encoded.own_hits
+    decided = (others > 0) & (2 * others_hits != others)
+    with_others = decided & ((2 * others_hits > others) == encoded.vote_hit)
+    judge = encoded.judge[encoded.vote_unit]
+    judged = judge >= 0
+    judge_with = judged & ((judge == 1) == encoded.vote_hit)
+
+    def per_rater(votes: np.ndarray) -> list[int]:
+        return np.bincount(encoded.vote_rater[votes], minlength=len(encoded.raters)).tolist()
+
+    compared, agreed = per_rater(decided), per_rater(with_others)
+    judge_units, judge_agreed = per_rater(judged), per_rater(judge_with)
     result = {}
-    for rater in sorted(set(with_others) | set(judge_with), key=str):
-        a, b = with_others.get(rater, []), judge_with.get(rater, [])
+    for i, rater in enumerate(encoded.raters):
+        a, b = compared[i], judge_units[i]
+        if not (a or b):
+            continue
         result[str(rater)] = {
-            "units": len(b),
-            "agreement_with_others": round(sum(a) / len(a), 4) if a else None,
-            "judge_agreement": round(sum(b) / len(b), 4) if b else None,
+            "units": b,
+            "agreement_with_others": round(agreed[i] / a, 4) if a else None,
+            "judge_agreement": round(judge_agreed[i] / b, 4) if b else None,
         }
         if not a:
             undefined[f"by_rater.{rater}"] = "no unit where the other raters have a majority"

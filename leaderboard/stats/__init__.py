@@ -20,13 +20,17 @@ from leaderboard.stats.pairwise import (
     gwet_ac1_pair,
     pabak,
     percent_agreement,
+    percent_agreement_from_counts,
 )
 from leaderboard.stats.raters import (
     fleiss_kappa,
     fleiss_kappa_from_ratings,
     gwet_ac1,
+    gwet_ac1_from_counts,
     krippendorff_alpha,
+    krippendorff_alpha_from_counts,
     pairwise_agreement,
+    pairwise_agreement_from_counts,
 )
 from leaderboard.stats.result import BootstrapInterval, Interval, Stat
 from leaderboard.stats.significance import AGREEMENT_GATE, agreement_binomial_test
@@ -53,11 +57,15 @@ __all__ = [
     "fleiss_kappa",
     "fleiss_kappa_from_ratings",
     "gwet_ac1",
+    "gwet_ac1_from_counts",
     "gwet_ac1_pair",
     "krippendorff_alpha",
+    "krippendorff_alpha_from_counts",
     "majority",
     "pabak",
     "pairwise_agreement",
+    "pairwise_agreement_from_counts",
     "percent_agreement",
+    "percent_agreement_from_counts",
     "wilson_interval",
 ]

@@ -12,6 +12,7 @@ from collections.abc import Hashable, Iterable, Sequence
 import numpy as np
 
 from leaderboard.stats._labels import encode_pairs
+from leaderboard.stats.intervals import check_counts
 from leaderboard.stats.result import Stat
 
 NO_UNITS = "no units with both a judge verdict and a human consensus"
@@ -25,9 +26,15 @@ Labels = Sequence[Hashable | None]
 def percent_agreement(judge: Labels, human: Labels) -> Stat:
     """Share of units on which the judge gives the same label as the human consensus."""
     a, b, _ = encode_pairs(judge, human)
-    if a.size == 0:
+    return percent_agreement_from_counts(int(np.count_nonzero(a == b)), int(a.size))
+
+
+def percent_agreement_from_counts(agreed: int, n: int) -> Stat:
+    """``percent_agreement`` when ``agreed`` of ``n`` units are already counted."""
+    check_counts(agreed, n)
+    if n == 0:
         return Stat.undefined(NO_UNITS)
-    return Stat.of(np.count_nonzero(a == b) / a.size)
+    return Stat.of(agreed / n)
 
 
 def _kappa_from_table(table: np.ndarray) -> Stat:

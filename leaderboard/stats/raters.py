@@ -15,6 +15,7 @@ from leaderboard.stats._labels import encode_matrix, is_missing, resolve_categor
 from leaderboard.stats.result import Stat
 
 RatingsMatrix = Sequence[Sequence[Hashable | None]] | np.ndarray
+CountTable = Sequence[Sequence[float]] | np.ndarray
 
 NO_UNITS = "no units"
 NO_PAIRS = "no unit was rated by two or more raters, so there is nothing to compare"
@@ -44,15 +45,23 @@ def _fleiss(counts: np.ndarray) -> Stat:
     return Stat.of((observed - expected) / (1.0 - expected))
 
 
-def fleiss_kappa(counts: Sequence[Sequence[float]] | np.ndarray) -> Stat:
-    """Fleiss' kappa of a units x categories table of rating counts (complete data only)."""
+def _count_table(counts: CountTable) -> np.ndarray | None:
+    """A units x categories table of rating counts as floats; None when it is empty."""
     table = np.asarray(counts, dtype=np.float64)
     if table.size == 0:
-        return Stat.undefined(NO_UNITS)
+        return None
     if table.ndim != 2:
         raise ValueError(f"a count table has two dimensions (units x categories): {table.shape}")
     if not np.all(np.isfinite(table)) or np.any(table < 0):
         raise ValueError("a count table holds non-negative counts")
+    return table
+
+
+def fleiss_kappa(counts: CountTable) -> Stat:
+    """Fleiss' kappa of a units x categories table of rating counts (complete data only)."""
+    table = _count_table(counts)
+    if table is None:
+        return Stat.undefined(NO_UNITS)
     return _fleiss(table)
 
 
@@ -73,24 +82,16 @@ def fleiss_kappa_from_ratings(
     return _fleiss(table)
 
 
-def _paired_counts(
+def _unit_counts(
     ratings: RatingsMatrix, categories: Iterable[Hashable] | None = None
-) -> tuple[np.ndarray, np.ndarray, int]:
-    """All units' count rows, the count rows of units with two or more ratings, and K."""
+) -> np.ndarray:
+    """The units x categories table of a ratings matrix, as floats."""
     codes, cats = encode_matrix(ratings, categories)
-    counts = unit_counts(codes, len(cats)).astype(np.float64)
-    return counts, counts[counts.sum(axis=1) >= 2], len(cats)
+    return unit_counts(codes, len(cats)).astype(np.float64)
 
 
-def krippendorff_alpha(ratings: RatingsMatrix) -> Stat:
-    """Krippendorff's alpha for nominal data, missing ratings allowed.
-
-    Only units with two or more ratings (pairable values) count. With n_c the pairable values
-    in category c and n their total: alpha = 1 - (n - 1) * D_o / D_e where D_o is the weight of
-    disagreeing pairs within units (each unit's pairs weighted by 1 / (m_u - 1)) and
-    D_e = sum_{c != k} n_c n_k.
-    """
-    _, paired, _ = _paired_counts(ratings)
+def _krippendorff(counts: np.ndarray) -> Stat:
+    paired = counts[counts.sum(axis=1) >= 2]
     if paired.shape[0] == 0:
         return Stat.undefined(NO_PAIRS)
     m = paired.sum(axis=1)
@@ -105,16 +106,27 @@ def krippendorff_alpha(ratings: RatingsMatrix) -> Stat:
     return Stat.of(1.0 - (n - 1.0) * (n - matching) / expected_pairs)
 
 
-def gwet_ac1(ratings: RatingsMatrix, categories: Iterable[Hashable] | None = None) -> Stat:
-    """Gwet's AC1 for any number of raters with missing ratings (Gwet 2014, unweighted).
+def krippendorff_alpha(ratings: RatingsMatrix) -> Stat:
+    """Krippendorff's alpha for nominal data, missing ratings allowed.
 
-    pa averages, over units with r_i >= 2 ratings, sum_k r_ik (r_ik - 1) / (r_i (r_i - 1));
-    pi_k averages r_ik / r_i over every unit with at least one rating;
-    pe = sum_k pi_k (1 - pi_k) / (K - 1), K the categories (``categories`` or those seen;
-    always 2 for True/False); AC1 = (pa - pe) / (1 - pe).
+    Only units with two or more ratings (pairable values) count. With n_c the pairable values
+    in category c and n their total: alpha = 1 - (n - 1) * D_o / D_e where D_o is the weight of
+    disagreeing pairs within units (each unit's pairs weighted by 1 / (m_u - 1)) and
+    D_e = sum_{c != k} n_c n_k.
     """
-    counts, paired, k = _paired_counts(ratings, categories)
+    return _krippendorff(_unit_counts(ratings))
+
+
+def krippendorff_alpha_from_counts(counts: CountTable) -> Stat:
+    """``krippendorff_alpha`` of a units x categories table of rating counts."""
+    table = _count_table(counts)
+    return Stat.undefined(NO_PAIRS) if table is None else _krippendorff(table)
+
+
+def _gwet(counts: np.ndarray) -> Stat:
+    paired = counts[counts.sum(axis=1) >= 2]
     rated = counts[counts.sum(axis=1) >= 1]
+    k = counts.shape[1]
     if paired.shape[0] == 0:
         return Stat.undefined(NO_PAIRS)
     if k < 2:
@@ -128,12 +140,39 @@ def gwet_ac1(ratings: RatingsMatrix, categories: Iterable[Hashable] | None = Non
     return Stat.of((observed - expected) / (1.0 - expected))
 
 
-def pairwise_agreement(ratings: RatingsMatrix) -> Stat:
-    """Mean pairwise percent agreement: of every pair of raters who rated the same unit (each
-    unit and pair counted once), the share that gave the same label."""
-    _, paired, _ = _paired_counts(ratings)
+def gwet_ac1(ratings: RatingsMatrix, categories: Iterable[Hashable] | None = None) -> Stat:
+    """Gwet's AC1 for any number of raters with missing ratings (Gwet 2014, unweighted).
+
+    pa averages, over units with r_i >= 2 ratings, sum_k r_ik (r_ik - 1) / (r_i (r_i - 1));
+    pi_k averages r_ik / r_i over every unit with at least one rating;
+    pe = sum_k pi_k (1 - pi_k) / (K - 1), K the categories (``categories`` or those seen;
+    always 2 for True/False); AC1 = (pa - pe) / (1 - pe).
+    """
+    return _gwet(_unit_counts(ratings, categories))
+
+
+def gwet_ac1_from_counts(counts: CountTable) -> Stat:
+    """``gwet_ac1`` of a units x categories table of rating counts (K: its columns)."""
+    table = _count_table(counts)
+    return Stat.undefined(NO_PAIRS) if table is None else _gwet(table)
+
+
+def _pairwise(counts: np.ndarray) -> Stat:
+    paired = counts[counts.sum(axis=1) >= 2]
     if paired.shape[0] == 0:
         return Stat.undefined(NO_PAIRS)
     m = paired.sum(axis=1)
     agreeing = float(np.sum(paired * (paired - 1.0)))
     return Stat.of(agreeing / float(np.sum(m * (m - 1.0))))
+
+
+def pairwise_agreement(ratings: RatingsMatrix) -> Stat:
+    """Mean pairwise percent agreement: of every pair of raters who rated the same unit (each
+    unit and pair counted once), the share that gave the same label."""
+    return _pairwise(_unit_counts(ratings))
+
+
+def pairwise_agreement_from_counts(counts: CountTable) -> Stat:
+    """``pairwise_agreement`` of a units x categories table of rating counts."""
+    table = _count_table(counts)
+    return Stat.undefined(NO_PAIRS) if table is None else _pairwise(table)
