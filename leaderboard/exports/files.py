@@ -1,7 +1,6 @@
 """One export file, from its parameters to its bytes: the download view streams these bytes
 to the browser and an export job writes the very same bytes to disk."""
 
-import csv
 import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -11,7 +10,8 @@ from judging.models import JudgeRun
 from judging.scoring import Profile
 from leaderboard.exports import headers
 from leaderboard.exports.tables import case_score_rows, verdict_rows, votes_rows
-from leaderboard.exports.tidy import tidy_rows
+from leaderboard.exports.tidy import tidy_csv_lines, tidy_rows
+from leaderboard.exports.values import csv_writerow
 
 FORMATS = ("csv", "jsonl")
 
@@ -31,23 +31,21 @@ KINDS = {
 }
 
 
-class _Echo:
-    """A file-like object whose write() hands back what it is given, so csv.writer can
-    format one row at a time."""
-
-    def write(self, value: str) -> str:
-        return value
-
-
 def csv_lines(header: Iterable[str], rows: Iterable[list]) -> Iterator[bytes]:
     # One chunk per row: export jobs count rows and renew their lease by chunks.
     # UTF-8 without a byte-order mark: these files feed analysis code (pandas, R, the csv
     # module), where a BOM silently becomes part of the first column's name ("\ufeffbenchmark")
     # and breaks concatenating files. Excel users open them with Data > From Text/CSV, UTF-8.
-    writerow = csv.writer(_Echo(), lineterminator="\n").writerow
+    writerow = csv_writerow()
     yield writerow(list(header)).encode("utf-8")
     for row in rows:
         yield writerow(row).encode("utf-8")
+
+
+def _with_header(header: Iterable[str], lines: Iterator[bytes]) -> Iterator[bytes]:
+    # The header line as `csv_lines` writes it, then lines already written.
+    yield csv_writerow()(list(header)).encode("utf-8")
+    yield from lines
 
 
 def jsonl_lines(header: Iterable[str], rows: Iterable[list]) -> Iterator[bytes]:
@@ -73,8 +71,11 @@ def export_lines(
     *, kind: str, fmt: str, round_: ReviewRound | None, run: JudgeRun | None, profile: Profile
 ) -> Iterator[bytes]:
     """The file's bytes, line by line (a CSV file starts with its header line)."""
-    rows = export_rows(kind=kind, round_=round_, run=run, profile=profile)
     header = KINDS[kind].header
+    if kind == "tidy" and fmt == "csv":
+        # The largest file by far has a writer of its own, the same bytes as `csv_lines`.
+        return _with_header(header, tidy_csv_lines(round_=round_, run=run))
+    rows = export_rows(kind=kind, round_=round_, run=run, profile=profile)
     return jsonl_lines(header, rows) if fmt == "jsonl" else csv_lines(header, rows)
 
 

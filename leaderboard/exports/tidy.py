@@ -1,14 +1,17 @@
 """The tidy long file: one row per (sampled response, criterion, rater)."""
 
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
+from itertools import accumulate
+from operator import itemgetter
+from typing import Any
 
 from django.db import connections
 from django.db.models import F
 
 from annotation.models import Assignment, Criterion, ReviewItem, ReviewRound, Vote
 from judging.models import JudgeRun, JudgeTask, Verdict
-from leaderboard.exports.values import rater_name, text
+from leaderboard.exports.values import csv_cell, csv_join, rater_name, text
 from leaderboard.selectors.agreement import rater_pseudonyms
 
 # Items per page of the tidy export.
@@ -69,11 +72,26 @@ def _uuid_text(value) -> str:
     return str(value)
 
 
-def _criteria_cells(version_ids: set[int]) -> dict[int, list[tuple[int, tuple]]]:
-    """Per rubric version, its criteria in order as (criterion id, the six criterion cells)."""
-    criteria: dict[int, list[tuple[int, tuple]]] = defaultdict(list)
+# Rubric versions whose criteria cells an export keeps between pages (a sampled case comes
+# back on later pages, once per system): a bound, so memory does not grow with the round.
+CRITERIA_KEPT = 2000
+
+
+def _criteria_cells(
+    known: dict[int, list[tuple[int, Any]]], version_ids: set[int], join: Callable[[tuple], Any]
+) -> dict[int, list[tuple[int, Any]]]:
+    """Per rubric version, its criteria in order as (criterion id, the six criterion cells
+    through `join`): the versions in `known` as they are, the others read (one query) and
+    added to it."""
+    missing = version_ids - known.keys()
+    if not missing:
+        return known
+    if len(known) + len(missing) > CRITERIA_KEPT:
+        known.clear()
+        missing = version_ids
+    criteria: dict[int, list[tuple[int, Any]]] = defaultdict(list)
     for version, pk, position, key, ability, category, weight, catastrophic in _plain_rows(
-        Criterion.objects.filter(rubric_version_id__in=version_ids)
+        Criterion.objects.filter(rubric_version_id__in=list(missing))
         .order_by("rubric_version_id", "position", "pk")
         .values_list(
             "rubric_version_id",
@@ -88,8 +106,11 @@ def _criteria_cells(version_ids: set[int]) -> dict[int, list[tuple[int, tuple]]]
     ):
         key = _uuid_text(key)
         cells = (position, key, ability, text(category), text(weight), int(catastrophic))
-        criteria[version].append((pk, cells))
-    return criteria
+        criteria[version].append((pk, join(cells)))
+    known.update(criteria)
+    for version in missing - criteria.keys():
+        known[version] = []  # a version without criteria
+    return known
 
 
 def _consensus(hits: int, votes: int) -> int | str:
@@ -101,31 +122,46 @@ def _consensus(hits: int, votes: int) -> int | str:
     return 0 if 2 * hits < votes else "tie"
 
 
-def tidy_rows(*, round_: ReviewRound, run: JudgeRun) -> Iterator[list]:
-    """THE long format: one row per (sampled response, criterion of its frozen rubric
-    version, rater with a current submitted vote), with the majority of those votes and the
-    judge's verdict on the same criterion. A (response, criterion) nobody has voted on yet
-    still has one row, with empty rater fields and consensus "none".
+def _same(value):
+    return value
 
-    Order: item pk, criterion position, rater pseudonym. Queries: two up front (benchmark
-    slug is on the round, pseudonyms), then five per page of `CHUNK_SIZE` items (items,
-    criteria, votes, judge tasks and verdicts), whatever the number of rows.
-    """
+
+_unit_of, _expert_of, _hit_of = itemgetter(0, 1), itemgetter(2), itemgetter(3)
+
+
+def _units(
+    *,
+    round_: ReviewRound,
+    run: JudgeRun,
+    names: dict[int, Any],
+    join: Callable[[tuple], Any],
+    cell: Callable[[str], Any],
+) -> Iterator[tuple[Any, Any, Sequence[tuple], Any]]:
+    """(head, criterion cells, votes, tail) per (sampled response, criterion) in file order:
+    what every row of the unit shares, and its current submitted votes as (item, criterion,
+    expert, hit, note, seconds). Head and criterion cells go through `join` once per item and
+    once per criterion of a page, never per row; `names` gets each rater's name through
+    `cell` as the rater first appears, so a row only has its own cells left to write."""
     benchmark = round_.benchmark.slug
     pseudonym = rater_pseudonyms(round_=round_)
-    names: dict[int, str] = {}
     done, failed = JudgeTask.Status.DONE, JudgeTask.Status.FAILED
+    known: dict[int, list[tuple[int, Any]]] = {}
     for page in _item_pages(round_):
-        item_ids = [row[0] for row in page]
-        response_ids = [row[2] for row in page]
-        criteria = _criteria_cells({row[3] for row in page})
+        # The page's items are the round's items between its first and last pk: the other
+        # queries select by these bounds, never by a list of ids (Django prepares a list
+        # value by value, and SQLite reads a range faster).
+        first, last = page[0][0], page[-1][0]
+        items = ReviewItem.objects.filter(round=round_, pk__gte=first, pk__lte=last)
+        criteria = _criteria_cells(known, {row[3] for row in page}, join)
 
         # Votes come ordered by unit, then by expert (which is pseudonym order). The fetched
         # rows stay as they are, each unit a slice of them: a page keeps no list per unit
         # alive, which would cost more in garbage collection than everything else here.
         vote_rows = _plain_rows(
             Vote.objects.filter(
-                assignment__item_id__in=item_ids,
+                assignment__item__round=round_,
+                assignment__item_id__gte=first,
+                assignment__item_id__lte=last,
                 assignment__status=Assignment.Status.SUBMITTED,
                 revision=F("assignment__revision"),
             )
@@ -139,20 +175,23 @@ def tidy_rows(*, round_: ReviewRound, run: JudgeRun) -> Iterator[list]:
                 "assignment__active_seconds",
             )
         )
-        votes: dict[tuple[int, int], tuple[int, int]] = {}
-        start = 0
-        for end in range(1, len(vote_rows) + 1):
-            if end == len(vote_rows) or vote_rows[end][:2] != vote_rows[start][:2]:
-                votes[vote_rows[start][:2]] = (start, end)
-                start = end
-        for expert in {vote[2] for vote in vote_rows} - names.keys():
-            names[expert] = rater_name(pseudonym, expert)
+        # Where each unit's slice starts and ends, and the running count of hits, built by
+        # dict(), zip() and map() rather than a loop of Python code (this runs once per
+        # vote): the last row of a unit sets its end; read backwards, its first row sets its
+        # start last.
+        count = len(vote_rows)
+        ends = dict(zip(map(_unit_of, vote_rows), range(1, count + 1), strict=True))
+        backwards = map(_unit_of, reversed(vote_rows))
+        starts = dict(zip(backwards, range(count - 1, -1, -1), strict=True))
+        hits_before = list(accumulate(map(_hit_of, vote_rows), initial=0))
+        for expert in set(map(_expert_of, vote_rows)) - names.keys():
+            names[expert] = cell(rater_name(pseudonym, expert))
 
         # One task per (run, case, system), hence at most one per response.
         task_status: dict[int, str] = {}
         done_tasks: dict[int, int] = {}
         for task_id, response_id, status in (
-            JudgeTask.objects.filter(response_id__in=response_ids, run=run)
+            JudgeTask.objects.filter(response_id__in=items.values("response_id"), run=run)
             .order_by("pk")
             .values_list("pk", "response_id", "status")
         ):
@@ -160,15 +199,19 @@ def tidy_rows(*, round_: ReviewRound, run: JudgeRun) -> Iterator[list]:
             if status == done:
                 done_tasks[task_id] = response_id
         # By the done tasks' ids: the verdict index answers this without reading the rest of
-        # the run's tasks.
-        verdicts = {
-            (done_tasks[verdict[0]], verdict[1]): verdict
-            for verdict in _plain_rows(
-                Verdict.objects.filter(task_id__in=list(done_tasks))
-                .order_by("pk")
-                .values_list("task_id", "criterion_id", "hit", "reasoning")
-            )
-        }
+        # the run's tasks. (`task__pk__in` is the same SQL as `task_id__in`, with a cheaper
+        # preparation of the ids.) No done task, nothing to read: an empty list of ids is no
+        # query at all to Django (EmptyResultSet).
+        verdicts: dict[tuple[int, int], tuple] = {}
+        if done_tasks:
+            verdicts = {
+                (done_tasks[verdict[0]], verdict[1]): verdict
+                for verdict in _plain_rows(
+                    Verdict.objects.filter(task__pk__in=list(done_tasks))
+                    .order_by("pk")
+                    .values_list("task_id", "criterion_id", "hit", "reasoning")
+                )
+            }
 
         for (
             item_id,
@@ -187,23 +230,30 @@ def tidy_rows(*, round_: ReviewRound, run: JudgeRun) -> Iterator[list]:
             judge_status = JUDGE_MISSING
             if status in (done, failed):
                 judge_status = JUDGE_DONE if status == done else JUDGE_FAILED
-            head = (
-                benchmark,
-                round_.name,
-                run.pk,
-                question_id,
-                difficulty,
-                text(primary),
-                text(secondary),
-                system,
-                system_kind,
-                code,
-                version_number,
+            head = join(
+                (
+                    benchmark,
+                    round_.name,
+                    run.pk,
+                    question_id,
+                    difficulty,
+                    text(primary),
+                    text(secondary),
+                    system,
+                    system_kind,
+                    code,
+                    version_number,
+                )
             )
             for criterion_id, cells in criteria[version_id]:
-                span = votes.get((item_id, criterion_id))
-                unit_votes = vote_rows[span[0] : span[1]] if span else ()
-                hits = sum(vote[3] for vote in unit_votes)
+                unit = (item_id, criterion_id)
+                end = ends.get(unit)
+                if end is None:
+                    unit_votes, hits = (), 0
+                else:
+                    start = starts[unit]
+                    unit_votes = vote_rows[start:end]
+                    hits = hits_before[end] - hits_before[start]
                 # A failed or missing task never yields a number, even if a stale verdict
                 # exists.
                 judged = verdicts.get((response_id, criterion_id)) if status == done else None
@@ -214,7 +264,62 @@ def tidy_rows(*, round_: ReviewRound, run: JudgeRun) -> Iterator[list]:
                     judge_status,
                     judged[3] if judged else "",
                 )
-                if not unit_votes:
-                    yield [*head, *cells, "", "", "", "", *tail]
-                for _item, _criterion, expert, hit, note, seconds in unit_votes:
-                    yield [*head, *cells, names[expert], int(hit), note, seconds, *tail]
+                yield head, cells, unit_votes, tail
+
+
+def tidy_rows(*, round_: ReviewRound, run: JudgeRun) -> Iterator[list]:
+    """THE long format: one row per (sampled response, criterion of its frozen rubric
+    version, rater with a current submitted vote), with the majority of those votes and the
+    judge's verdict on the same criterion. A (response, criterion) nobody has voted on yet
+    still has one row, with empty rater fields and consensus "none".
+
+    Order: item pk, criterion position, rater pseudonym. Queries: two up front (benchmark
+    slug is on the round, pseudonyms), then five per page of `CHUNK_SIZE` items (items,
+    criteria, votes, judge tasks and verdicts; no verdicts query for a page without a done
+    task), whatever the number of rows.
+    """
+    names: dict[int, str] = {}
+    for head, cells, unit_votes, tail in _units(
+        round_=round_, run=run, names=names, join=_same, cell=_same
+    ):
+        if not unit_votes:
+            yield [*head, *cells, "", "", "", "", *tail]
+        for _item, _criterion, expert, hit, note, seconds in unit_votes:
+            yield [*head, *cells, names[expert], int(hit), note, seconds, *tail]
+
+
+def _csv_bytes(values: tuple) -> bytes:
+    return csv_join(values).encode()
+
+
+def _csv_cell_bytes(value) -> bytes:
+    return csv_cell(value).encode()
+
+
+# rater_hit with the commas on either side, for a 0/1 or False/True.
+_HIT_CELLS = (b",0,", b",1,")
+
+
+def tidy_csv_lines(*, round_: ReviewRound, run: JudgeRun) -> Iterator[bytes]:
+    """`tidy_rows` as CSV lines (UTF-8, no header), one chunk per row: the very bytes
+    csv.writer writes for them. Most of a row is its unit's, written and encoded once per
+    unit (item and criterion cells once per item and per criterion); a row only joins them
+    with the rater's own cells."""
+    names: dict[int, bytes] = {}
+    for head, cells, unit_votes, tail in _units(
+        round_=round_, run=run, names=names, join=_csv_bytes, cell=_csv_cell_bytes
+    ):
+        front = b"".join((head, b",", cells, b","))
+        consensus, votes, judge_hit, judge_status, reasoning = tail
+        # Numbers, "" and fixed words (never quoted) but for the judge's free text.
+        reasoning = csv_cell(reasoning) if reasoning else ""
+        back = f",{consensus},{votes},{judge_hit},{judge_status},{reasoning}\n".encode()
+        if not unit_votes:
+            yield b"".join((front, b",,,", back))
+        for _item, _criterion, expert, hit, note, seconds in unit_votes:
+            if seconds.__class__ is int:  # %d writes an int as str() does
+                seconds = b",%d" % seconds
+            else:
+                seconds = b"," + _csv_cell_bytes(seconds)
+            note = _csv_cell_bytes(note) if note else b""
+            yield b"".join((front, names[expert], _HIT_CELLS[hit], note, seconds, back))
