@@ -81,7 +81,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--ceiling-duration", type=float, default=None, help="seconds on the bare view"
     )
-    parser.add_argument("--workers", type=int, default=2, help="gunicorn worker processes")
+    parser.add_argument(
+        "--workers", type=int, default=4, help="gunicorn worker processes (as deployed)"
+    )
     parser.add_argument("--threads", type=int, default=1, help="threads per gunicorn worker")
     parser.add_argument("--keep-alive", type=int, default=2, help="gunicorn keep-alive (s)")
     parser.add_argument(
