@@ -252,7 +252,10 @@ class ExpertNextItem(APIView):
             200: ExpertAssignmentOutput,
             201: ExpertAssignmentOutput,
             204: OpenApiResponse(description="nothing is left for you in this round"),
-            409: OpenApiResponse(description="the round is not open to you; see detail"),
+            409: OpenApiResponse(
+                description="the round is not open to you, or other experts are taking "
+                "items at this moment (ask again); see detail"
+            ),
         },
     )
     def post(self, request: Request, round_id: int) -> ApiResponse:

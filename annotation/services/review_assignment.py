@@ -3,7 +3,7 @@
 import math
 import time
 
-from django.db import connection, transaction
+from django.db import OperationalError, connection, transaction
 from django.db.models import Case, F, IntegerField, Value, When
 from django.utils.translation import gettext as _
 
@@ -14,6 +14,10 @@ OPEN_WORK = [Assignment.Status.ASSIGNED, Assignment.Status.IN_PROGRESS]
 
 class AssignmentRefused(Exception):
     pass
+
+
+class AssignmentBusy(AssignmentRefused):
+    """Open items remain, but other experts held every one of them each time we looked."""
 
 
 def expert_share(round_: ReviewRound) -> int:
@@ -65,19 +69,37 @@ def assignment_next(*, expert, round_: ReviewRound) -> Assignment | None:
     if round_.status != ReviewRound.Status.OPEN:
         raise AssignmentRefused(_("This round is not open."))
     for attempt in range(CLAIM_ATTEMPTS):
-        outcome = _claim_next(expert=expert, round_=round_)
+        outcome = _claim_next(expert=expert, round_=round_, wait=attempt >= SKIP_ATTEMPTS)
         if outcome is not _BUSY:
             return outcome
         # Every open item was being taken by someone else at this instant: look again.
         time.sleep(0.01 * (attempt + 1))
-    return None
+    # Contention is not "nothing left": saying so would end the expert's work early.
+    raise AssignmentBusy(
+        _("Many experts are taking items at this moment. Please ask for the next item again.")
+    )
 
 
 _BUSY = object()
-CLAIM_ATTEMPTS = 20
+# Skipping items other experts hold spreads experts over items; after a few misses an
+# expert queues behind the holder instead (for at most LOCK_WAIT), so a slow transaction
+# cannot starve them.
+SKIP_ATTEMPTS = 3
+CLAIM_ATTEMPTS = 8
+LOCK_WAIT = "500ms"
+LOCK_NOT_AVAILABLE = "55P03"
 
 
-def _claim_next(*, expert, round_: ReviewRound):
+def _claim_next(*, expert, round_: ReviewRound, wait: bool):
+    try:
+        return _claim_next_locked(expert=expert, round_=round_, wait=wait)
+    except OperationalError as exc:
+        if getattr(exc.__cause__, "sqlstate", None) == LOCK_NOT_AVAILABLE:
+            return _BUSY
+        raise
+
+
+def _claim_next_locked(*, expert, round_: ReviewRound, wait: bool):
     with transaction.atomic():
         current = (
             Assignment.objects.filter(expert=expert, item__round=round_, status__in=OPEN_WORK)
@@ -96,10 +118,16 @@ def _claim_next(*, expert, round_: ReviewRound):
             # The even share is soft: past it, take only items nobody else could finish.
             open_items = open_items.filter(pk__in=_stranded_items(round_, expert, share))
         candidates = open_items.order_by(*_preference(round_, expert))
+        limit = 20
         if connection.features.has_select_for_update_skip_locked:
-            # Experts asking at the same moment take different items instead of queueing.
-            candidates = candidates.select_for_update(skip_locked=True, of=("self",))
-        for item in candidates[:20]:
+            # Lock one item only: locking every candidate would hide all of them from the
+            # experts asking at the same moment.
+            candidates = candidates.select_for_update(skip_locked=not wait, of=("self",))
+            limit = 1
+            if wait and connection.vendor == "postgresql":
+                with connection.cursor() as cursor:
+                    cursor.execute(f"SET LOCAL lock_timeout = '{LOCK_WAIT}'")
+        for item in candidates[:limit]:
             # The guard in the WHERE clause is what keeps an item at its rater count.
             taken = ReviewItem.objects.filter(
                 pk=item.pk, assigned_count__lt=round_.raters_per_item

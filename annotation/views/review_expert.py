@@ -15,7 +15,11 @@ from annotation.selectors.review import (
     item_criteria,
     rounds_for_expert,
 )
-from annotation.services.review_assignment import AssignmentRefused, assignment_next
+from annotation.services.review_assignment import (
+    AssignmentBusy,
+    AssignmentRefused,
+    assignment_next,
+)
 from annotation.services.review_votes import (
     VoteInput,
     VoteRefused,
@@ -165,6 +169,9 @@ def submit(request: HttpRequest, assignment_id: int) -> HttpResponse:
     if round_.status == ReviewRound.Status.OPEN:
         try:
             following = assignment_next(expert=request.user, round_=round_)
+        except AssignmentBusy as exc:
+            messages.warning(request, _("Submitted.") + " " + str(exc))
+            return redirect("review-my-work")
         except AssignmentRefused:
             following = None
         if following is not None:

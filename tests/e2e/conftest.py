@@ -45,7 +45,7 @@ def sync_orm_beside_playwright():
 def e2e(transactional_db, live_server, page):
     """A live server with a browser page; data written by the test is visible to both (the
     taxonomy and default prompts come back after each flush)."""
-    page.set_default_timeout(10_000)
+    page.set_default_timeout(30_000)
     return live_server
 
 

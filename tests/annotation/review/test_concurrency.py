@@ -5,13 +5,14 @@ import threading
 from collections import Counter
 
 import pytest
-from django.db import connection
+from django.db import connection, transaction
+from django.urls import reverse
 
 from accounts.roles import EXPERT
 from accounts.services import user_create_with_role
 from annotation.models import Assignment, ReviewItem, Vote
 from annotation.selectors.review import item_criteria
-from annotation.services.review_assignment import assignment_next
+from annotation.services.review_assignment import AssignmentBusy, assignment_next
 from annotation.services.review_rounds import round_open
 from annotation.services.review_votes import VoteInput, assignment_submit
 
@@ -70,3 +71,51 @@ def test_concurrent_experts_never_exceed_three_raters_and_lose_no_vote(review_da
     votes = Vote.objects.filter(assignment__item__round=round_)
     assert votes.count() == 18 * 3 * 4  # every criterion of every assignment, once
     assert all(item.assigned_count == 3 for item in items)
+
+
+def _hold_every_item(round_, held: threading.Event, release: threading.Event) -> None:
+    """Another expert's transaction that keeps every item of the round locked."""
+    try:
+        with transaction.atomic():
+            list(ReviewItem.objects.filter(round=round_).select_for_update())
+            held.set()
+            release.wait(timeout=60)
+    finally:
+        connection.close()
+
+
+@pytest.fixture
+def held_round(review_data, experts):
+    if connection.vendor != "postgresql":
+        pytest.skip("row locks are PostgreSQL's; the PostgreSQL stage of CI runs this")
+    benchmark, systems = review_data
+    round_ = round_open(
+        benchmark=benchmark, name="held", systems=systems, experts=experts, fraction=0.3
+    )
+    held, release = threading.Event(), threading.Event()
+    holder = threading.Thread(target=_hold_every_item, args=(round_, held, release))
+    holder.start()
+    assert held.wait(timeout=30)
+    yield round_, release
+    release.set()
+    holder.join(timeout=30)
+
+
+def test_an_expert_waits_for_an_item_another_transaction_holds_briefly(held_round, experts):
+    round_, release = held_round
+    threading.Timer(0.3, release.set).start()
+    assignment = assignment_next(expert=experts[0], round_=round_)
+    assert assignment is not None and assignment.item.round_id == round_.pk
+
+
+def test_items_held_too_long_ask_the_expert_to_try_again_and_create_nothing(
+    held_round, experts, client
+):
+    round_, _release = held_round
+    with pytest.raises(AssignmentBusy, match="ask for the next item again"):
+        assignment_next(expert=experts[0], round_=round_)
+    client.force_login(experts[1])
+    page = client.post(reverse("review-next", args=[round_.pk]), follow=True)
+    assert "Many experts are taking items at this moment" in page.content.decode()
+    assert not Assignment.objects.filter(item__round=round_).exists()
+    assert set(round_.items.values_list("assigned_count", flat=True)) == {0}
