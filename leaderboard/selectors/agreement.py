@@ -3,7 +3,7 @@ from collections import defaultdict
 from annotation.models import Criterion, ReviewItem, ReviewRound
 from annotation.selectors.review import current_votes
 from judging.models import JudgeRun, JudgeTask, Verdict
-from leaderboard.agreement import Unit
+from leaderboard.agreement import Unit, judge_disagrees
 
 
 def rater_pseudonyms(*, round_: ReviewRound) -> dict[int, str]:
@@ -76,18 +76,20 @@ def agreement_units(*, round_: ReviewRound, run: JudgeRun) -> list[Unit]:
 
 
 def disagreements(
-    *, round_: ReviewRound, run: JudgeRun, units: list[Unit], filters: dict[str, str]
-) -> list[dict]:
+    *,
+    round_: ReviewRound,
+    run: JudgeRun,
+    units: list[Unit],
+    filters: dict[str, str],
+    limit: int | None = None,
+) -> tuple[list[dict], int]:
     """Units where the judge and the human majority differ, with the judge's reasoning, the
     experts' notes and the criterion text, so a researcher can see whether the differences
-    are systematic. Three queries beyond the units."""
-    from leaderboard.stats import majority
-
+    are systematic: the first `limit` of them (all without one), and how many there are.
+    Three queries beyond the units, reading the texts of the rows returned only."""
     chosen = []
-    for unit in units:
-        verdict = majority([hit for _, hit in unit.votes])
-        if unit.judge is None or not verdict.is_majority or unit.judge == verdict.label:
-            continue
+    for index in judge_disagrees(units):
+        unit = units[index]
         direction = "judge_only" if unit.judge else "human_only"
         if filters.get("direction") and filters["direction"] != direction:
             continue
@@ -97,12 +99,16 @@ def disagreements(
         ):
             continue
         chosen.append((unit, direction))
+    total = len(chosen)
+    chosen = chosen[:limit]
     keys = {(u.response, u.criterion) for u, _ in chosen}
     texts = dict(Criterion.objects.filter(pk__in={c for _, c in keys}).values_list("pk", "text"))
     reasoning = {
         (response, criterion): text
         for response, criterion, text in Verdict.objects.filter(
-            task__run=run, task__response_id__in={r for r, _ in keys}
+            task__run=run,
+            task__response_id__in={r for r, _ in keys},
+            criterion_id__in={c for _, c in keys},
         ).values_list("task__response_id", "criterion_id", "reasoning")
         if (response, criterion) in keys
     }
@@ -119,7 +125,7 @@ def disagreements(
         if (response, criterion) in keys:
             label = "hit" if hit else "miss"
             notes[(response, criterion)].append(f"{pseudonym.get(expert, '?')} ({label}): {note}")
-    return [
+    rows = [
         {
             "unit": unit,
             "direction": direction,
@@ -130,3 +136,4 @@ def disagreements(
         }
         for unit, direction in chosen
     ]
+    return rows, total

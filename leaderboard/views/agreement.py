@@ -16,6 +16,7 @@ from leaderboard.selectors.agreement import agreement_units, disagreements
 from leaderboard.services.gate import gate_evaluate, gate_policy
 
 VIEW = "annotation.view_consensus"
+SHOWN = 500  # disagreements listed on the page; the filters narrow the rest down
 
 
 def _choices(benchmark, request):
@@ -81,10 +82,12 @@ def disagreement_page(request: HttpRequest, slug: str) -> HttpResponse:
     filters = {
         name: request.GET.get(name, "") for name in ("ability", "system", "difficulty", "direction")
     }
-    rows, units = [], []
+    rows, units, total = [], [], 0
     if round_ and run:
         units = agreement_units(round_=round_, run=run)
-        rows = disagreements(round_=round_, run=run, units=units, filters=filters)
+        rows, total = disagreements(
+            round_=round_, run=run, units=units, filters=filters, limit=SHOWN
+        )
     return render(
         request,
         "leaderboard/disagreements.html",
@@ -94,8 +97,9 @@ def disagreement_page(request: HttpRequest, slug: str) -> HttpResponse:
             "runs": runs,
             "round": round_,
             "run": run,
-            "rows": rows[:500],
-            "total": len(rows),
+            "rows": rows,
+            "total": total,
+            "shown": SHOWN,
             "filters": filters,
             "abilities": sorted({u.ability for u in units}),
             "systems": sorted({u.system for u in units}),

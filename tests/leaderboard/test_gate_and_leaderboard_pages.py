@@ -78,3 +78,20 @@ def test_the_report_and_the_leaderboard_over_the_api(data, researcher, expert): 
     client.force_authenticate(expert)
     denied = client.get(reverse("api-agreement", args=["hb"]), {"round": round_.pk, "run": run.pk})
     assert denied.status_code == 403
+
+
+def test_the_disagreement_browser_shows_the_first_rows_and_counts_them_all(
+    data,  # noqa: F811
+    researcher,
+    monkeypatch,
+):
+    import leaderboard.views.agreement as views
+
+    round_, run = data
+    monkeypatch.setattr(views, "SHOWN", 1)
+    page = client_for(researcher).get(
+        reverse("disagreements", args=["hb"]), {"round": round_.pk, "run": run.pk}
+    )
+    body = page.content.decode()
+    assert "2 disagreements (the first 1 are shown; the export has them all)" in body
+    assert body.count("<tr>") == 2, "the header and one row"

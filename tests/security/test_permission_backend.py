@@ -1,0 +1,43 @@
+"""The sign-in backend answers permission questions as Django's ModelBackend does, from one
+query per request instead of two."""
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.contrib.auth.backends import ModelBackend
+from django.contrib.auth.models import Permission
+
+from accounts.backends import ThrottledModelBackend
+from accounts.roles import COORDINATOR, EXPERT, RESEARCHER
+from accounts.services import user_create_with_role
+
+pytestmark = pytest.mark.django_db
+
+
+def _fresh(user):
+    return get_user_model().objects.get(pk=user.pk)
+
+
+@pytest.mark.parametrize("role", [EXPERT, COORDINATOR, RESEARCHER])
+def test_role_permissions_plus_a_direct_grant_match_model_backend_in_one_query(
+    role, django_assert_num_queries
+):
+    user = user_create_with_role(username=f"u-{role}", password="x-pass-123", role=role)
+    user.user_permissions.add(Permission.objects.get(codename="delete_logentry"))
+    expected = ModelBackend().get_all_permissions(_fresh(user))
+    assert "admin.delete_logentry" in expected and len(expected) > 1
+    fresh = _fresh(user)
+    with django_assert_num_queries(1):
+        assert ThrottledModelBackend().get_all_permissions(fresh) == expected
+        assert fresh.has_perm("admin.delete_logentry")
+        assert not fresh.has_perm("auth.add_permission")
+
+
+def test_superuser_has_every_permission_and_inactive_user_none():
+    boss = get_user_model().objects.create_superuser("boss", password="x-pass-123")
+    every = {f"{p.content_type.app_label}.{p.codename}" for p in Permission.objects.all()}
+    assert ThrottledModelBackend().get_all_permissions(_fresh(boss)) == every
+    idle = user_create_with_role(username="idle", password="x-pass-123", role=COORDINATOR)
+    idle.is_active = False
+    idle.save()
+    assert ThrottledModelBackend().get_all_permissions(_fresh(idle)) == set()
+    assert not _fresh(idle).has_perm("annotation.view_benchmark")
