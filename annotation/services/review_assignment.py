@@ -4,7 +4,7 @@ import math
 import time
 
 from django.db import OperationalError, connection, transaction
-from django.db.models import Case, F, IntegerField, Value, When
+from django.db.models import Case, F, Func, IntegerField, OuterRef, QuerySet, Subquery, Value, When
 from django.utils.translation import gettext as _
 
 from annotation.models import Assignment, ExpertProfile, ReviewItem, ReviewRound
@@ -24,8 +24,19 @@ def expert_share(round_: ReviewRound) -> int:
     """Most items one expert takes: the configured cap, else an even share of the work."""
     if round_.max_items_per_expert:
         return round_.max_items_per_expert
-    experts = max(1, round_.experts.count())
-    return math.ceil(round_.items.count() * round_.raters_per_item / experts)
+    # Both counts in one query: this runs each time an expert asks for an item.
+    counts = ReviewRound.objects.filter(pk=round_.pk).values_list(
+        Subquery(_count(ReviewItem.objects.filter(round=OuterRef("pk")))),
+        Subquery(_count(ReviewRound.experts.through.objects.filter(reviewround=OuterRef("pk")))),
+    )
+    items, experts = counts.get()
+    return math.ceil(items * round_.raters_per_item / max(1, experts))
+
+
+def _count(queryset: QuerySet) -> QuerySet:
+    """`SELECT COUNT(*)` of `queryset`, to use as a subquery (COUNT as a plain function, so
+    no GROUP BY is added)."""
+    return queryset.order_by().values(n=Func(F("pk"), function="COUNT"))
 
 
 def _preference(round_: ReviewRound, expert) -> list:
@@ -101,18 +112,16 @@ def _claim_next(*, expert, round_: ReviewRound, wait: bool):
 
 def _claim_next_locked(*, expert, round_: ReviewRound, wait: bool):
     with transaction.atomic():
-        current = (
-            Assignment.objects.filter(expert=expert, item__round=round_, status__in=OPEN_WORK)
-            .order_by("pk")
-            .first()
-        )
+        mine = Assignment.objects.filter(expert=expert, item__round=round_).order_by("pk")
+        statuses = list(mine.values_list("pk", "status"))
+        current = next((pk for pk, status in statuses if status in OPEN_WORK), None)
         if current is not None:
-            return current
+            return mine.get(pk=current)
         open_items = ReviewItem.objects.filter(
             round=round_, assigned_count__lt=round_.raters_per_item
         ).exclude(assignments__expert=expert)
         share = expert_share(round_)
-        if Assignment.objects.filter(expert=expert, item__round=round_).count() >= share:
+        if len(statuses) >= share:
             if round_.max_items_per_expert:
                 return None  # a configured cap is firm
             # The even share is soft: past it, take only items nobody else could finish.
