@@ -77,6 +77,15 @@ def migrate(env: dict[str, str]) -> None:
     )
 
 
+def analyze() -> None:
+    """Table statistics for the planner, as autovacuum gathers them within a minute of a
+    bulk load: without them the first minute of load runs on plans made for empty tables."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE")
+
+
 def seed(args: argparse.Namespace) -> dict:
     """Benchmark, systems, experts and one open round; Django is set up in this process."""
     import django
@@ -322,15 +331,23 @@ class Expert:
         return self.call("annotation page", "GET", location)
 
     def work(self, *, round_id: int, iterations: int, deadline: float) -> None:
+        """Ask for an item once, then go from item to item as the page does: each submit
+        redirects to the following item. Asks again only when a submit leads back to the
+        work list (nothing could be handed out at that moment)."""
+        page = None
         for _ in range(iterations):
-            self.pause()  # also spreads the experts' first requests
-            if time.monotonic() >= deadline:
-                return
-            answer = self.post("next", f"/review/rounds/{round_id}/next/", {})
-            if answer is None or not self._is_work(answer):
-                return
-            page = self.page(urlsplit(answer.headers["location"]).path)
-            if page is None or not self._submit(page.text):
+            if page is None:
+                self.pause()
+                if time.monotonic() >= deadline:
+                    return
+                answer = self.post("next", f"/review/rounds/{round_id}/next/", {})
+                if answer is None or not self._is_work(answer):
+                    return
+                page = self.page(urlsplit(answer.headers["location"]).path)
+                if page is None:
+                    return
+            done, page = self._submit(page.text, deadline=deadline)
+            if done:
                 return
 
     def _is_work(self, answer) -> bool:
@@ -343,12 +360,15 @@ class Expert:
             self.recorder.error("next", f"unexpected answer {answer.status_code} {location!r}")
         return False
 
-    def _submit(self, html: str) -> bool:
+    def _submit(self, html: str, *, deadline: float) -> "tuple[bool, httpx.Response | None]":
+        """Read and answer (a pause), save a draft when autosaving, think again (a pause),
+        submit, and open the page the submit redirects to. Returns whether to stop, and the
+        following item's page (None: ask for the next item)."""
         action = re.search(r'action="(/review/work/\d+/submit/)"', html)
         criteria = list(dict.fromkeys(re.findall(r'name="hit-(\d+)"', html)))
         if action is None or not criteria:
             self.recorder.error("annotation page", "no submit form or no criteria in the page")
-            return False
+            return True, None
         data = {
             "base_revision": _value(html, "base_revision"),
             "active_seconds": str(self.rng.randint(20, 110)),
@@ -359,23 +379,24 @@ class Expert:
             data[f"note-{pk}"] = "理由充分" if self.rng.random() < 0.1 else ""
         self.pause()
         autosave_url = re.search(r'data-autosave-url="([^"]+)"', html)
-        if (
-            self.autosave
-            and autosave_url
-            and self.post("autosave", autosave_url.group(1), data) is None
-        ):
-            return False
+        saving = self.autosave and autosave_url and time.monotonic() < deadline
+        if saving and self.post("autosave", autosave_url.group(1), data) is None:
+            return True, None
+        self.pause()
+        if time.monotonic() >= deadline:
+            return True, None
         answer = self.post("submit", action.group(1), data)
         if answer is None:
-            return False
+            return True, None
         if answer.status_code != 302:
             self.recorder.error("submit", "the submit was not accepted (page shown again)")
-            return False
+            return True, None
         self.recorder.count("submits")
         location = urlsplit(answer.headers.get("location", "")).path
-        if WORK_PATH.match(location):
-            return self.page(location) is not None  # the next item, opened by the submit
-        return False  # back to "my work": nothing left for this expert
+        if not WORK_PATH.match(location):
+            return False, None  # back to the work list: ask for the next item
+        following = self.page(location)
+        return following is None, following
 
     def close(self) -> None:
         self.client.close()
@@ -391,12 +412,16 @@ class CpuMeter:
         self.tick = os.sysconf("SC_CLK_TCK") if self.available else 100
         self.start = self.snapshot()
 
-    def _process(self, pid: int) -> float:
+    def _process(self, pid: int, *, reaped: bool = False) -> float:
+        """CPU seconds of `pid`; with `reaped`, also of its children that have ended."""
         try:
             fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
         except OSError:
             return 0.0
-        return (int(fields[11]) + int(fields[12])) / self.tick
+        ticks = int(fields[11]) + int(fields[12])
+        if reaped:
+            ticks += int(fields[13]) + int(fields[14])
+        return ticks / self.tick
 
     def snapshot(self) -> dict[str, float]:
         if not self.available:
@@ -407,9 +432,9 @@ class CpuMeter:
         return {
             "client": times.user + times.system,
             **{f"worker {pid}": self._process(int(pid)) for pid in workers},
-            # Backends that started and ended within the phase escape this count; Django
-            # keeps its connections open (CONN_MAX_AGE), so there are few such.
-            "postgres": sum(self._process(pid) for pid in self._postgres_pids()),
+            # Django reopens its connections every CONN_MAX_AGE seconds: a backend that
+            # ends is counted in the postmaster's reaped-children time, so the sum only grows.
+            "postgres": sum(self._process(pid, reaped=True) for pid in self._postgres_pids()),
             "busy": _machine_ticks()[1] / self.tick,
         }
 

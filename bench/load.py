@@ -50,6 +50,7 @@ from bench._stack import (
     Expert,
     Gunicorn,
     Recorder,
+    analyze,
     drop_database,
     httpx,
     machine_busy,
@@ -307,6 +308,7 @@ def main() -> int:
         started = time.perf_counter()
         seeded = seed(args)
         researchers = seed_reports(args)
+        analyze()
         print(
             f"seeded in {time.perf_counter() - started:.1f} s: {seeded['cases']} cases, "
             f"{seeded['criteria']} criteria, {seeded['responses']} responses with judge "

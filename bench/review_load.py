@@ -45,6 +45,7 @@ from bench._stack import (
     Expert,
     Gunicorn,
     Recorder,
+    analyze,
     drop_database,
     machine_busy,
     migrate,
@@ -204,6 +205,7 @@ def main() -> int:
         print(f"database {DATABASE}: migrated in {time.perf_counter() - started:.1f} s")
         started = time.perf_counter()
         seeded = seed(args)
+        analyze()
         print(
             f"seeded in {time.perf_counter() - started:.1f} s: {seeded['cases']} cases, "
             f"{seeded['criteria']} criteria, {seeded['responses']} responses; one round of "

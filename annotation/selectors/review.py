@@ -17,13 +17,13 @@ from leaderboard.stats.consensus import majority
 CALIBRATION_THRESHOLD = 0.8
 
 
-def assignment_get_for_expert(user, assignment_id: int) -> Assignment:
+def assignment_get_for_expert(user, assignment_id: int, *, for_page: bool = True) -> Assignment:
     """The expert's own assignment, or 404: no one reaches another expert's work by
-    changing the id."""
+    changing the id. Saving a draft or submitting (`for_page=False`) needs neither the
+    dialogue nor the response, the largest values of the page, so they are not read."""
+    related = ("item__round__benchmark", "item__response__case") if for_page else ("item__round",)
     return get_object_or_404(
-        Assignment.objects.select_related("item__round__benchmark", "item__response__case"),
-        pk=assignment_id,
-        expert=user,
+        Assignment.objects.select_related(*related), pk=assignment_id, expert=user
     )
 
 

@@ -132,7 +132,7 @@ def annotate(request: HttpRequest, assignment_id: int) -> HttpResponse:
 @permission_needed(ANNOTATE)
 @require_POST
 def autosave(request: HttpRequest, assignment_id: int) -> HttpResponse:
-    assignment = assignment_get_for_expert(request.user, assignment_id)
+    assignment = assignment_get_for_expert(request.user, assignment_id, for_page=False)
     criteria = item_criteria(assignment=assignment)
     try:
         saved = assignment_autosave(
@@ -149,7 +149,7 @@ def autosave(request: HttpRequest, assignment_id: int) -> HttpResponse:
 @permission_needed(ANNOTATE)
 @require_POST
 def submit(request: HttpRequest, assignment_id: int) -> HttpResponse:
-    assignment = assignment_get_for_expert(request.user, assignment_id)
+    assignment = assignment_get_for_expert(request.user, assignment_id, for_page=False)
     criteria = item_criteria(assignment=assignment)
     votes = _posted_votes(request, criteria)
     base = request.POST.get("base_revision", "")

@@ -2,6 +2,7 @@ from collections import defaultdict
 
 from annotation.models import Criterion, ReviewItem, ReviewRound
 from annotation.selectors.review import current_votes
+from config.gc_pause import gc_paused
 from judging.models import JudgeRun, JudgeTask, Verdict
 from leaderboard.agreement import Unit, judge_disagrees
 
@@ -39,40 +40,53 @@ def agreement_units(*, round_: ReviewRound, run: JudgeRun) -> list[Unit]:
     # The round's experts' (rater, hit) pairs, made once and shared by all ~140,000 votes:
     # fewer objects to build and for the garbage collector to walk.
     ballots = {(pk, hit): (name, hit) for pk, name in pseudonym.items() for hit in (False, True)}
-    votes: dict[tuple[int, int], list[tuple[str, bool]]] = defaultdict(list)
+    # Keyed by response, then criterion: one small dict per response instead of a tuple key
+    # built for every one of the ~47,000 units.
+    votes: dict[int, dict[int, list[tuple[str, bool]]]] = defaultdict(lambda: defaultdict(list))
     for response, criterion, expert, hit in current_votes(round_=round_).values_list(
         "assignment__item__response_id", "criterion_id", "assignment__expert_id", "hit"
     ):
-        votes[(response, criterion)].append(ballots.get((expert, hit)) or (f"E{expert}", hit))
-    verdicts = dict(
-        ((response, criterion), hit)
-        # Only the sampled responses' verdicts: a run judges every response, a round samples
-        # 30% of them, so this reads a third of the run.
-        for response, criterion, hit in Verdict.objects.filter(
-            task__run=run,
-            task__status=JudgeTask.Status.DONE,
-            task__response__review_items__round=round_,
-        ).values_list("task__response_id", "criterion_id", "hit")
-    )
-    units = []
+        votes[response][criterion].append(ballots.get((expert, hit)) or (f"E{expert}", hit))
+    verdicts: dict[int, dict[int, bool]] = defaultdict(dict)
+    # Only the sampled responses' verdicts: a run judges every response, a round samples 30%
+    # of them, so this reads a third of the run.
+    for response, criterion, hit in Verdict.objects.filter(
+        task__run=run,
+        task__status=JudgeTask.Status.DONE,
+        task__response__review_items__round=round_,
+    ).values_list("task__response_id", "criterion_id", "hit"):
+        verdicts[response][criterion] = hit
+    units: list[Unit] = []
+    with gc_paused():
+        _build(units, items, criteria, votes, verdicts)
+    return units
+
+
+def _build(units: list, items, criteria, votes, verdicts) -> None:
+    append, make = units.append, Unit._make
+    no_votes: dict[int, list] = {}
     for response, version, case, difficulty, primary, secondary, system in items:
         scenario = " / ".join(part for part in (primary, secondary) if part)
+        judged = verdicts.get(response, {})
+        voted = votes.get(response, no_votes)
         for criterion, ability, category in criteria[version]:
-            units.append(
-                Unit(
-                    response=response,
-                    case=case,
-                    criterion=criterion,
-                    ability=ability,
-                    category=category,
-                    difficulty=difficulty,
-                    scenario=scenario,
-                    system=system,
-                    judge=verdicts.get((response, criterion)),
-                    votes=tuple(sorted(votes.get((response, criterion), ()))),
+            ballots_here = voted.get(criterion)
+            append(
+                make(
+                    (
+                        response,
+                        case,
+                        criterion,
+                        ability,
+                        category,
+                        difficulty,
+                        scenario,
+                        system,
+                        judged.get(criterion),
+                        tuple(sorted(ballots_here)) if ballots_here else (),
+                    )
                 )
             )
-    return units
 
 
 def disagreements(
