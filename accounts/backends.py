@@ -43,11 +43,18 @@ class ThrottledModelBackend(ModelBackend):
         if not hasattr(user_obj, "_perm_cache"):
             perms = Permission.objects.all()
             if not user_obj.is_superuser:
-                perms = perms.filter(Q(user=user_obj) | Q(group__user=user_obj))
+                # Subqueries on the link tables: PostgreSQL plans them faster than the joins
+                # of `Q(user=...) | Q(group__user=...)`.
+                own = user_obj.user_permissions.through.objects.filter(user_id=user_obj.pk)
+                grouped = Permission.group_set.through.objects.filter(group__user=user_obj)
+                perms = perms.filter(
+                    Q(pk__in=own.values("permission_id"))
+                    | Q(pk__in=grouped.values("permission_id"))
+                )
             user_obj._perm_cache = {
                 f"{app}.{codename}"
-                for app, codename in perms.values_list("content_type__app_label", "codename")
-                .order_by()
-                .distinct()
+                for app, codename in perms.values_list(
+                    "content_type__app_label", "codename"
+                ).order_by()
             }
         return user_obj._perm_cache

@@ -89,7 +89,7 @@ def _annotate_page(
         }
         for c in criteria
     ]
-    guideline = Guideline.objects.filter(benchmark=assignment.item.round.benchmark).first()
+    guideline = Guideline.objects.filter(benchmark_id=assignment.item.round.benchmark_id).first()
     return render(
         request,
         "annotation/review/annotate.html",
