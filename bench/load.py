@@ -5,15 +5,18 @@ Builds the stack of bench/_stack.py (a fresh PostgreSQL database, a synthetic be
 response, 50 experts in one round over every response, 5 researchers), starts gunicorn on a
 free loopback port and, for --duration seconds (default 60), drives at the same time:
 
-- each expert: log in, then again and again: next item, the annotation page, an autosave
-  of the answers, submit (which opens the following item);
+- each expert: log in, ask for the next item once, then go from item to item as the page
+  does: the annotation page, an autosave of the answers, submit, whose redirect opens the
+  following item (asking for the next item again only if a submit leads back to the list);
 - each researcher: log in, then the agreement report, the leaderboard, the disagreement
   browser and the exports page, in turn.
 
-Experts pause 2 s on average before each request and researchers 2 s after each page
-(--think; uniformly half to one and a half times that): still dozens of times the pace of
-people reading dialogues and reports, while keeping the measure about serving requests
-rather than about a queue. --think 0 drives the server flat out (capacity).
+Experts pause 2 s on average before each request they make (the autosave and the submit:
+two pauses per item) and researchers 2 s after each page (--think; uniformly half to one and
+a half times that): still dozens of times the pace of people reading dialogues and reports,
+while keeping the measure about serving requests rather than about a queue. --think 0
+drives the server flat out (capacity). The tables are ANALYZEd after seeding, as autovacuum
+does within a minute of a bulk load.
 
 Then the same clients hammer a view that does nothing (/bench/ceiling, mounted only with
 CONCORD_BENCH_CEILING) through the same gunicorn and middleware: the ceiling of the stack.

@@ -3,9 +3,10 @@
 Creates a fresh PostgreSQL database, migrates it and seeds a synthetic benchmark (400 cases of
 about 10 criteria, 3 systems answering every case), 50 experts and one round sampling 30% of
 the responses with 3 raters per item. Then starts gunicorn on a free loopback port and drives
-the experts concurrently, one HTTP client (with its own cookies) per expert: log in, then
-for each iteration ask for the next item, load the annotation page, submit every criterion
-answered and load the page the submit redirects to (the following item).
+the experts concurrently, one HTTP client (with its own cookies) per expert: log in, ask
+for the next item once, load the annotation page, then again and again submit every
+criterion answered and load the page the submit redirects to (the following item), as the
+page does.
 
 Prints throughput, p50/p95/p99 per endpoint, the errors (any status other than 200 or 302,
 or an exception) and where the CPU went (gunicorn workers, PostgreSQL, this client). Goal:
@@ -14,13 +15,14 @@ the exit status is non-zero only when a request failed. The load generator runs 
 machine as the server and competes with it for CPU; the machine's load is printed first,
 since other work running at the same time skews every figure.
 
-Each simulated expert pauses 2 s on average (uniformly 1-3 s) before each submit and each
-next item (--think). A real expert spends minutes on an item of ten criteria, so this is still
-dozens of times the load 50 people produce; it keeps the measure about serving requests, not
-about a queue no lab would ever form. --think 0 drives the server flat out instead: latency
-is then mostly queueing (50 experts / throughput) and the figure to read is the throughput,
-the server's capacity. Defaults: 2 sync workers (one per core of the 2-core reference
-machine); 4 workers x 2 threads and 2 x 4 reached the same throughput with longer p95 tails.
+Each simulated expert pauses 2 s on average (uniformly 1-3 s) twice per item, reading and
+then answering, before the submit (--think). A real expert spends minutes on an item of ten
+criteria, so this is still dozens of times the load 50 people produce; it keeps the measure
+about serving requests, not about a queue no lab would ever form. --think 0 drives the
+server flat out instead: latency is then mostly queueing (50 experts / throughput) and the
+figure to read is the throughput, the server's capacity. Defaults: 2 sync workers (one per
+core of the 2-core reference machine); 4 workers x 2 threads and 2 x 4 reached the same
+throughput with longer p95 tails.
 
     python bench/review_load.py
     python bench/review_load.py --think 0       # capacity: the server flat out
