@@ -56,19 +56,18 @@ def agreement_units(*, round_: ReviewRound, run: JudgeRun) -> list[Unit]:
         task__response__review_items__round=round_,
     ).values_list("task__response_id", "criterion_id", "hit"):
         verdicts[response][criterion] = hit
-    units: list[Unit] = []
     with gc_paused():
-        _build(units, items, criteria, votes, verdicts)
-    return units
+        return _units(items, criteria, votes, verdicts)
 
 
-def _build(units: list, items, criteria, votes, verdicts) -> None:
+def _units(items, criteria, votes, verdicts) -> list[Unit]:
+    units: list[Unit] = []
     append, make = units.append, Unit._make
-    no_votes: dict[int, list] = {}
+    none: dict = {}
     for response, version, case, difficulty, primary, secondary, system in items:
         scenario = " / ".join(part for part in (primary, secondary) if part)
-        judged = verdicts.get(response, {})
-        voted = votes.get(response, no_votes)
+        judged = verdicts.get(response, none)
+        voted = votes.get(response, none)
         for criterion, ability, category in criteria[version]:
             ballots_here = voted.get(criterion)
             append(
@@ -87,6 +86,7 @@ def _build(units: list, items, criteria, votes, verdicts) -> None:
                     )
                 )
             )
+    return units
 
 
 def disagreements(
