@@ -54,12 +54,6 @@ def lane_slot_release(*, run_id: int, token: str) -> None:
     JudgeLane.objects.filter(run_id=run_id, token=token).update(token="", expires=None)
 
 
-def task_claim(*, run: JudgeRun, token: str) -> JudgeTask | float | None:
-    """One task for a lane; or seconds to wait; or None when every task has ended."""
-    claimed = tasks_claim(run=run, token=token, limit=1)
-    return claimed[0] if isinstance(claimed, list) else claimed
-
-
 def tasks_claim(*, run: JudgeRun, token: str, limit: int) -> list[JudgeTask] | float | None:
     """Up to `limit` tasks, leased to `token`, with the response and case their attempts
     read; or seconds to wait (retries not yet due, or tasks held by other lanes); or None

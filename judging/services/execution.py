@@ -129,7 +129,7 @@ def task_prepare(*, run: JudgeRun, task: JudgeTask, criteria: list[Criterion]) -
 
 
 def task_execute(*, run: JudgeRun, task: JudgeTask, lane: Lane) -> None:
-    """One attempt at one task, as `task_claim` returned it (with its response and case);
+    """One attempt at one task, as `tasks_claim` returned it (with its response and case);
     records the outcome."""
     if run.kind == JudgeRun.Kind.GENERATION:
         generation_execute(run=run, task=task, lane=lane)

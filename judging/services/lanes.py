@@ -7,10 +7,9 @@ lanes of one process: lane_pool.py.
 
 from django.db import connections
 
-from judging.services.claims import task_claim
 from judging.services.lane_pool import pool_run
 
-__all__ = ["lane_run", "lanes_in_threads", "run_here", "task_claim"]
+__all__ = ["lane_run", "lanes_in_threads", "run_here"]
 
 
 def lane_run(*, run_id: int, max_seconds: float | None = None) -> str:

@@ -69,8 +69,12 @@ def test_a_429_waits_at_least_the_retry_after_before_the_next_attempt(
     run = judge_run_start(
         benchmark=benchmark, systems=systems[:1], config=sim_config(max_attempts=1)
     )
+    from judging.services.claims import tasks_claim
     from judging.services.execution import Lane, task_execute
-    from judging.services.lanes import task_claim
+
+    def task_claim(*, run, token):
+        claimed = tasks_claim(run=run, token=token, limit=1)
+        return claimed[0] if isinstance(claimed, list) else claimed
 
     lane = Lane(run_id=run.pk, token="t1", min_interval=0)
     run = JudgeRun.objects.select_related("prompt").get(pk=run.pk)
