@@ -27,6 +27,8 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from bench._host import machine_ticks  # noqa: E402
+
 DEFAULT_SERVER = "postgresql://postgres@127.0.0.1:5432"
 PASSWORD = "review-load-Expert-2025"
 WORK_PATH = re.compile(r"^/review/work/(\d+)/$")
@@ -435,7 +437,7 @@ class CpuMeter:
             # Django reopens its connections every CONN_MAX_AGE seconds: a backend that
             # ends is counted in the postmaster's reaped-children time, so the sum only grows.
             "postgres": sum(self._process(pid, reaped=True) for pid in self._postgres_pids()),
-            "busy": _machine_ticks()[1] / self.tick,
+            "busy": machine_ticks()[1] / self.tick,
         }
 
     def _postgres_pids(self) -> list[int]:
@@ -463,23 +465,6 @@ class CpuMeter:
             f"PostgreSQL {used['postgres']:.1f} s, this client {used['client']:.1f} s, "
             f"the rest (kernel, other processes) {rest:.1f} s"
         )
-
-
-def _machine_ticks() -> tuple[int, int]:
-    """All and busy CPU ticks of the machine since boot (user to steal; guest time is
-    already counted in user)."""
-    values = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:9]]
-    return sum(values), sum(values) - values[3] - values[4]
-
-
-def machine_busy(seconds: float = 1.0) -> float | None:
-    """Share of the machine's CPU time busy over `seconds`: other work skews the figures."""
-    if not Path("/proc/stat").exists():
-        return None
-    total, busy = _machine_ticks()
-    time.sleep(seconds)
-    total2, busy2 = _machine_ticks()
-    return (busy2 - busy) / max(1, total2 - total)
 
 
 def percentile(values: list[float], p: float) -> float:

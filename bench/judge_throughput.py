@@ -36,6 +36,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench._host import host_report  # noqa: E402
+
 DEFAULT_POSTGRES = "postgres://postgres@127.0.0.1:5432/concord"
 REFERENCE_CALLS_PER_SECOND = 5  # the sequential reference scripts, at best
 
@@ -540,6 +542,7 @@ def main() -> int:
     args = parse_args()
     if args.both:
         return run_both(args)
+    print(host_report(), flush=True)
     old_config, workdir = setup_django(args.postgres)
     try:
         from django.db import connection

@@ -46,6 +46,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench._host import host_report
 from bench._stack import (
     DEFAULT_SERVER,
     PASSWORD,
@@ -56,7 +57,6 @@ from bench._stack import (
     analyze,
     drop_database,
     httpx,
-    machine_busy,
     migrate,
     percentile,
     recreate_database,
@@ -297,12 +297,7 @@ def main() -> int:
     env = server_env(f"{args.server}/{DATABASE}", var_dir, secrets.token_urlsafe(50))
     env["CONCORD_BENCH_CEILING"] = "true"
     os.environ.update(env)
-    busy = machine_busy()
-    if busy is not None:
-        print(
-            f"machine busy before the run: {busy:.0%}"
-            + (" (other work is running: the figures will be skewed)" if busy > 0.2 else "")
-        )
+    print(host_report(), flush=True)
     recreate_database(args.server, DATABASE)
     server = None
     status = 1

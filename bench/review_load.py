@@ -41,6 +41,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench._host import host_report
 from bench._stack import (
     DEFAULT_SERVER,
     CpuMeter,
@@ -49,7 +50,6 @@ from bench._stack import (
     Recorder,
     analyze,
     drop_database,
-    machine_busy,
     migrate,
     percentile,
     recreate_database,
@@ -194,12 +194,7 @@ def main() -> int:
     env = server_env(database_url, var_dir, secrets.token_urlsafe(50))
     os.environ.update(env)  # this process's Django (seeding) uses the same settings
     server = None
-    busy = machine_busy()
-    if busy is not None:
-        print(
-            f"machine busy before the run: {busy:.0%}"
-            + (" (other work is running: the figures will be skewed)" if busy > 0.2 else "")
-        )
+    print(host_report(), flush=True)
     recreate_database(args.server, DATABASE)
     try:
         started = time.perf_counter()
