@@ -169,8 +169,14 @@ def submit(request: HttpRequest, assignment_id: int) -> HttpResponse:
     if round_.status == ReviewRound.Status.OPEN:
         try:
             following = assignment_next(expert=request.user, round_=round_)
-        except AssignmentBusy as exc:
-            messages.warning(request, _("Submitted.") + " " + str(exc))
+        except AssignmentBusy:
+            messages.warning(
+                request,
+                _(
+                    "Submitted. Many experts are taking items at this moment. "
+                    "Please ask for the next item again."
+                ),
+            )
             return redirect("review-my-work")
         except AssignmentRefused:
             following = None

@@ -119,3 +119,34 @@ def test_items_held_too_long_ask_the_expert_to_try_again_and_create_nothing(
     assert "Many experts are taking items at this moment" in page.content.decode()
     assert not Assignment.objects.filter(item__round=round_).exists()
     assert set(round_.items.values_list("assigned_count", flat=True)) == {0}
+
+
+def test_a_submit_while_items_are_held_keeps_the_votes_and_asks_to_try_again(
+    review_data, experts, client
+):
+    if connection.vendor != "postgresql":
+        pytest.skip("row locks are PostgreSQL's; the PostgreSQL stage of CI runs this")
+    benchmark, systems = review_data
+    round_ = round_open(
+        benchmark=benchmark, name="held-submit", systems=systems, experts=experts, fraction=0.3
+    )
+    assignment = assignment_next(expert=experts[0], round_=round_)
+    criteria = item_criteria(assignment=assignment)
+    form = {"base_revision": str(assignment.revision), "active_seconds": "5", "comment": ""}
+    form.update({f"hit-{c.pk}": "1" for c in criteria})
+    held, release = threading.Event(), threading.Event()
+    holder = threading.Thread(target=_hold_every_item, args=(round_, held, release))
+    holder.start()
+    try:
+        assert held.wait(timeout=30)
+        client.force_login(experts[0])
+        page = client.post(reverse("review-submit", args=[assignment.pk]), form, follow=True)
+    finally:
+        release.set()
+        holder.join(timeout=30)
+    body = page.content.decode()
+    assert "Submitted. Many experts are taking items at this moment." in body
+    assignment.refresh_from_db()
+    assert assignment.status == "submitted"
+    assert Vote.objects.filter(assignment=assignment).count() == len(criteria)
+    assert Assignment.objects.filter(expert=experts[0]).count() == 1
