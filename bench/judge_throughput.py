@@ -17,26 +17,24 @@ unaccounted for (a task neither done nor failed, or verdicts not matching criter
 """
 
 import argparse
-import cProfile
-import io
-import json
-import logging
 import os
-import pstats
-import shutil
 import subprocess
 import sys
-import tempfile
 import threading
 import time
-from collections import defaultdict
-from contextlib import contextmanager
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench._host import host_report  # noqa: E402
+from bench._judge_phases import instrumented, profiled  # noqa: E402
+from bench._judge_stack import (  # noqa: E402
+    SimulatorProcess,
+    make_benchmark,
+    setup_django,
+    teardown_django,
+)
 
 DEFAULT_POSTGRES = "postgres://postgres@127.0.0.1:5432/concord"
 REFERENCE_CALLS_PER_SECOND = 5  # the sequential reference scripts, at best
@@ -108,282 +106,7 @@ def run_both(args: argparse.Namespace) -> int:
     return status
 
 
-class SimulatorProcess:
-    """The simulator in a child process, with the in-process handle's methods (over HTTP)."""
-
-    def __init__(self, latency_ms: float, retry_after: float) -> None:
-        self.process = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "judging.simulator",
-                "--quiet",
-                "--port",
-                "0",
-                "--latency-ms",
-                str(latency_ms),
-                "--retry-after",
-                str(retry_after),
-            ],
-            cwd=ROOT,
-            stdout=subprocess.PIPE,
-            text=True,
-        )
-        line = self.process.stdout.readline()
-        if "listening on" not in line:
-            self.process.kill()
-            raise RuntimeError(f"the simulator did not start: {line!r}")
-        self.base_url = line.rsplit(" ", 1)[-1].strip()
-        self.root_url = self.base_url.removesuffix("/v1")
-
-    def _call(self, path: str, body: dict | None = None) -> dict:
-        import urllib.request
-
-        data = json.dumps(body).encode() if body is not None else None
-        request = urllib.request.Request(
-            self.root_url + path, data=data, headers={"Content-Type": "application/json"}
-        )
-        with urllib.request.urlopen(request, timeout=10) as reply:
-            return json.load(reply)
-
-    def stats(self) -> dict:
-        return self._call("/_sim/stats")
-
-    def configure(self, **settings) -> dict:
-        return self._call("/_sim/config", settings)
-
-    def reset(self) -> None:
-        self._call("/_sim/reset", {})
-
-    def cpu_seconds(self) -> float:
-        """User + system CPU of the simulator process so far (Linux /proc)."""
-        try:
-            fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            return float("nan")
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-    def stop(self) -> None:
-        self.process.terminate()
-        self.process.wait(timeout=10)
-
-
-# -- instrumentation (only with --breakdown / --profile) -----------------------------------
-
-
-class Phases:
-    """Seconds the lane threads spend in each phase, summed over lanes (lane-seconds)."""
-
-    def __init__(self) -> None:
-        self.lock = threading.Lock()
-        self.seconds: dict[str, float] = defaultdict(float)
-        self.counts: dict[str, int] = defaultdict(int)
-
-    def wrap(self, module, name: str, label: str | None = None) -> None:
-        original = getattr(module, name)
-        label = label or name
-
-        def timed(*args, **kwargs):
-            started = time.perf_counter()
-            try:
-                return original(*args, **kwargs)
-            finally:
-                elapsed = time.perf_counter() - started
-                with self.lock:
-                    self.seconds[label] += elapsed
-                    self.counts[label] += 1
-
-        setattr(module, name, timed)
-
-    def report(self, lanes: int, wall: float) -> None:
-        total = lanes * wall
-        print(
-            f"  time by phase, summed over the threads of this process (lanes, feeder,"
-            f" writer; {lanes} lanes x {wall:.2f} s = {total:.1f} lane-s):"
-        )
-        for label, seconds in sorted(self.seconds.items(), key=lambda kv: -kv[1]):
-            count = self.counts[label]
-            print(
-                f"    {label:<22} {seconds:8.1f} lane-s {100 * seconds / total:5.1f}%  "
-                f"{count:6d} calls, {1000 * seconds / max(count, 1):7.1f} ms each"
-            )
-
-
-def lane_modules() -> list:
-    """The modules of the lane pool (first: its lanes, feeder and idle waits), of the slots
-    and claims, and of the per-task work."""
-    from judging.services import claims, execution, lane_pool
-
-    return [lane_pool, claims, execution]
-
-
-PHASES = [
-    "lane_slot_take",
-    "lane_slot_renew",
-    "tasks_claim",
-    "task_lease_keep",
-    "criteria_load",
-    "_prompt_criteria",
-    "call_chat",
-    "task_prepare",
-    "cached_reuse",
-    "_attempt_succeeded",
-    "_attempt_failed",
-    "run_finish_if_complete",
-]
-
-
-@contextmanager
-def instrumented(enabled: bool):
-    """Time the lanes' phases by wrapping module-level names where they are called from
-    (every call goes through exactly one module's global, so nothing is counted twice)."""
-    if not enabled:
-        yield None
-        return
-    modules = lane_modules()
-    saved = [(m, n, getattr(m, n)) for m in modules for n in PHASES if hasattr(m, n)]
-    phases = Phases()
-    for module, name, _ in saved:
-        phases.wrap(module, name)
-    # time.sleep in the lane loop is a lane's idle wait (retries not yet due, or tasks
-    # held by other lanes)
-    loop = modules[0]
-    real_time = loop.time
-
-    class _Time:
-        def __getattr__(self, attr):
-            return getattr(real_time, attr)
-
-        @staticmethod
-        def sleep(seconds):
-            started = time.perf_counter()
-            real_time.sleep(seconds)
-            with phases.lock:
-                phases.seconds["idle sleep"] += time.perf_counter() - started
-                phases.counts["idle sleep"] += 1
-
-    loop.time = _Time()
-    try:
-        yield phases
-    finally:
-        for module, name, original in saved:
-            setattr(module, name, original)
-        loop.time = real_time
-
-
-@contextmanager
-def profiled(top: int):
-    """cProfile every lane thread (the pool looks _lane up when it starts its threads)."""
-    if not top:
-        yield
-        return
-    loop = lane_modules()[0]
-    original = loop._lane
-    profiles: list[cProfile.Profile] = []
-    lock = threading.Lock()
-
-    def lane(*args, **kwargs):
-        profile = cProfile.Profile()
-        with lock:
-            profiles.append(profile)
-        profile.enable()
-        try:
-            return original(*args, **kwargs)
-        finally:
-            profile.disable()
-
-    loop._lane = lane
-    try:
-        yield
-    finally:
-        loop._lane = original
-        if profiles:
-            out = io.StringIO()
-            stats = pstats.Stats(profiles[0], stream=out)
-            for profile in profiles[1:]:
-                stats.add(profile)
-            stats.sort_stats("cumulative").print_stats(top)
-            stats.sort_stats("tottime").print_stats(top)
-            print("  lane threads, cProfile (by cumulative, then own time; summed over lanes):")
-            print("\n".join("    " + line for line in out.getvalue().splitlines()))
-
-
 # -- the benchmark -------------------------------------------------------------------------
-
-
-def setup_django(postgres: str | None) -> tuple[object, Path]:
-    """Point Django at a fresh database; returns what teardown needs."""
-    workdir = Path(tempfile.mkdtemp(prefix="concord-bench-"))
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.test")
-    os.environ["CONCORD_VAR_DIR"] = str(workdir)
-    os.environ["DEBUG"] = "false"  # DEBUG keeps every SQL statement in memory
-    if postgres:
-        os.environ["DATABASE_URL"] = postgres
-    else:
-        os.environ.pop("DATABASE_URL", None)
-    import django
-
-    django.setup()
-    # The HTTP client logs every request at INFO; llm_client quiets "httpx", but the
-    # installed SDK's transport logs as "httpx2". Figures, not 900 log lines.
-    for name in ("httpx", "httpx2", "httpcore2"):
-        logging.getLogger(name).setLevel(logging.WARNING)
-    from django.core.management import call_command
-    from django.db import connection
-
-    if connection.vendor == "postgresql":
-        from django.test.utils import setup_databases
-
-        # A name of its own, so that a test suite's database is never replaced.
-        connection.settings_dict.setdefault("TEST", {})["NAME"] = (
-            f"test_concord_bench_{os.getpid()}"
-        )
-        old_config = setup_databases(
-            verbosity=0, interactive=False, aliases={"default"}, serialized_aliases=set()
-        )
-        return old_config, workdir
-    call_command("migrate", verbosity=0)
-    return None, workdir
-
-
-def teardown_django(old_config, workdir: Path) -> None:
-    from django.db import connections
-
-    connections.close_all()
-    if old_config is not None:
-        from django.test.utils import teardown_databases
-
-        teardown_databases(old_config, verbosity=0)
-    shutil.rmtree(workdir, ignore_errors=True)
-
-
-def make_benchmark(args: argparse.Namespace):
-    from annotation.models import Benchmark, System
-    from annotation.services.benchmark_import import benchmark_import
-    from annotation.services.responses_import import responses_import
-    from bench.synthetic_benchmark import question_rows
-
-    rows = list(question_rows(cases=args.cases, criteria=args.cases * args.criteria_per_case))
-    benchmark_import(
-        chunks=[(json.dumps(row, ensure_ascii=False) + "\n").encode() for row in rows],
-        benchmark_slug="throughput",
-    )
-    names = [f"system-{chr(ord('a') + i)}" for i in range(args.systems)]
-    for name in names:
-        answers = [
-            {
-                "question_id": row["question_id"],
-                "response": f"{name} 的回答：听起来你真的很累。愿意说说最让你难受的是什么吗？"
-                f"（{row['question_id']}）",
-            }
-            for row in rows
-        ]
-        responses_import(
-            chunks=[(json.dumps(a, ensure_ascii=False) + "\n").encode() for a in answers],
-            benchmark_slug="throughput",
-            system_name=name,
-        )
-    return Benchmark.objects.get(slug="throughput"), list(System.objects.filter(name__in=names))
 
 
 def judge_once(*, label, args, sim, benchmark, systems, config, fresh_calls, breakdown, top):
