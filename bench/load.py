@@ -46,19 +46,17 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench._experts import Expert, Recorder, percentile
 from bench._host import host_report
 from bench._stack import (
     DEFAULT_SERVER,
     PASSWORD,
     CpuMeter,
-    Expert,
     Gunicorn,
-    Recorder,
     analyze,
     drop_database,
     httpx,
     migrate,
-    percentile,
     recreate_database,
     seed,
     server_env,
