@@ -67,8 +67,8 @@ PHASES = [
     "call_chat",
     "task_prepare",
     "cached_reuse",
-    "_attempt_succeeded",
-    "_attempt_failed",
+    "attempt_succeeded",
+    "attempt_failed",
     "run_finish_if_complete",
 ]
 

@@ -24,13 +24,13 @@ from judging.services import claims
 from judging.services.execution import (
     Lane,
     Prepared,
-    cached_reuse,
     criteria_load,
     lane_for,
     prepared_execute,
     task_execute,
     task_prepare,
 )
+from judging.services.outcomes import cached_reuse
 from judging.services.writer import Writer
 
 STATUS_CHECK_SECONDS = 1.0  # how soon a pool notices a pause or a cancel
