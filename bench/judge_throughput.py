@@ -109,7 +109,9 @@ def run_both(args: argparse.Namespace) -> int:
 # -- the benchmark -------------------------------------------------------------------------
 
 
-def judge_once(*, label, args, sim, benchmark, systems, config, fresh_calls, breakdown, top):
+def judge_once(
+    *, label, args, sim, benchmark, systems, config, fresh_calls, breakdown, top, goal_note
+):
     from django.db.models import Count, Exists, OuterRef
 
     from annotation.models import Criterion
@@ -173,8 +175,7 @@ def judge_once(*, label, args, sim, benchmark, systems, config, fresh_calls, bre
         ideal = args.concurrency / (args.latency_ms / 1000)
         print(
             f"  ideal {ideal:.0f} calls/s ({args.concurrency} in flight / "
-            f"{args.latency_ms:g} ms): {100 * rate / ideal:.0f}% of ideal "
-            "(goal: >= 85% of ideal)"
+            f"{args.latency_ms:g} ms): {100 * rate / ideal:.0f}% of ideal ({goal_note})"
         )
     print(f"  simulator max in flight {stats['max_in_flight']} (limit {args.concurrency})")
     print(
@@ -307,7 +308,11 @@ def main() -> int:
                 "breakdown": args.breakdown,
             }
             ok, clean_rate = judge_once(
-                label="clean run", fresh_calls=False, top=args.profile, **common
+                label="clean run",
+                fresh_calls=False,
+                top=args.profile,
+                goal_note="goal: >= 85% of ideal",
+                **common,
             )
             sim.configure(rate_429=args.rate_429, rate_malformed=args.rate_malformed)
             faults_ok, _ = judge_once(
@@ -317,6 +322,9 @@ def main() -> int:
                 ),
                 fresh_calls=True,
                 top=0,
+                # A 429 holds its lane back for the Retry-After: this run's goal is that
+                # every fault is retried and accounted for, not its speed.
+                goal_note="the goal here: every fault retried and accounted for",
                 **common,
             )
             ok = ok and faults_ok
