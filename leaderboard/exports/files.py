@@ -11,7 +11,7 @@ from judging.scoring import Profile
 from leaderboard.exports import headers
 from leaderboard.exports.tables import case_score_rows, verdict_rows, votes_rows
 from leaderboard.exports.tidy import tidy_csv_lines, tidy_rows
-from leaderboard.exports.values import csv_writerow
+from leaderboard.exports.values import csv_row
 
 FORMATS = ("csv", "jsonl")
 
@@ -36,15 +36,14 @@ def csv_lines(header: Iterable[str], rows: Iterable[list]) -> Iterator[bytes]:
     # UTF-8 without a byte-order mark: these files feed analysis code (pandas, R, the csv
     # module), where a BOM silently becomes part of the first column's name ("\ufeffbenchmark")
     # and breaks concatenating files. Excel users open them with Data > From Text/CSV, UTF-8.
-    writerow = csv_writerow()
-    yield writerow(list(header)).encode("utf-8")
+    yield csv_row(header).encode("utf-8")
     for row in rows:
-        yield writerow(row).encode("utf-8")
+        yield csv_row(row).encode("utf-8")
 
 
 def _with_header(header: Iterable[str], lines: Iterator[bytes]) -> Iterator[bytes]:
     # The header line as `csv_lines` writes it, then lines already written.
-    yield csv_writerow()(list(header)).encode("utf-8")
+    yield csv_row(header).encode("utf-8")
     yield from lines
 
 

@@ -302,7 +302,7 @@ _HIT_CELLS = (b",0,", b",1,")
 
 def tidy_csv_lines(*, round_: ReviewRound, run: JudgeRun) -> Iterator[bytes]:
     """`tidy_rows` as CSV lines (UTF-8, no header), one chunk per row: the very bytes
-    csv.writer writes for them. Most of a row is its unit's, written and encoded once per
+    `csv_row` writes for them. Most of a row is its unit's, written and encoded once per
     unit (item and criterion cells once per item and per criterion); a row only joins them
     with the rater's own cells."""
     names: dict[int, bytes] = {}

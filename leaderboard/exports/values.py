@@ -1,7 +1,6 @@
 """Cell values shared by the export tables: plain str/int values, never a guessed 0."""
 
-import csv
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 
 from leaderboard.stats.consensus import MAJORITY, TIE, majority
 
@@ -36,24 +35,8 @@ def rater_name(pseudonym: dict[int, str], expert_id: int) -> str:
     return pseudonym.get(expert_id, f"E{expert_id}")
 
 
-class _Echo:
-    """A file-like object whose write() hands back what it is given, so csv.writer can
-    format one row at a time."""
-
-    def write(self, value: str) -> str:
-        return value
-
-
-def csv_writerow() -> Callable[[Iterable], str]:
-    """csv.writer's writerow in the dialect of every CSV export: one row to its text."""
-    return csv.writer(_Echo(), lineterminator="\n").writerow
-
-
-_writerow = csv_writerow()
-
-
 def _csv_text(value) -> str:
-    # What csv.writer makes of a value before quoting: a str as it is, None as nothing, a
+    # A value's text, as csv.writer makes it before quoting: a str as it is, None as nothing, a
     # float by repr(), anything else by str().
     if isinstance(value, str):
         return value
@@ -62,23 +45,27 @@ def _csv_text(value) -> str:
     return repr(value) if isinstance(value, float) else str(value)
 
 
-# csv.writer quotes a field for its delimiter, its quote character and line breaks. The
-# checks below look for more than it needs (Python 3.11 leaves a lone "\r" unquoted): a field
-# that may need quoting is handed to csv.writer itself, so the text stays exactly its own.
+# The dialect of every CSV export: csv.writer's minimal quoting, lines ending in "\n", and a
+# field quoted for a comma, a double quote, "\n" or "\r". csv.writer itself (Python 3.11)
+# leaves a lone "\r" unquoted when lines end in "\n", and readers (the csv module, pandas,
+# spreadsheets) then split the field, and its row, in two.
+
+
+def _quoted(text: str) -> str:
+    return '"' + text.replace('"', '""') + '"'
 
 
 def csv_cell(value) -> str:
-    """One cell as csv.writer writes it in a row of several fields."""
+    """One cell as it is written in a row of several fields."""
     if value.__class__ is not str:
         value = _csv_text(value)
     if "," in value or '"' in value or "\n" in value or "\r" in value:
-        return _writerow((value,))[:-1]  # a non-empty field alone, less the line terminator
+        return _quoted(value)
     return value
 
 
 def csv_join(values: Iterable) -> str:
-    """Cells as one piece of a CSV line (no line terminator): what csv.writer writes for them
-    within a row of several fields."""
+    """Cells as one piece of a CSV line (no line terminator)."""
     cells = [value if value.__class__ is str else _csv_text(value) for value in values]
     line = ",".join(cells)
     # Mostly nothing to quote, which one look at the whole line tells: no commas but the
@@ -91,3 +78,11 @@ def csv_join(values: Iterable) -> str:
     ):
         return line
     return ",".join([csv_cell(cell) for cell in cells])
+
+
+def csv_row(values: Iterable) -> str:
+    """One whole CSV line, with its terminator."""
+    cells = list(values)
+    if len(cells) == 1 and _csv_text(cells[0]) == "":
+        return '""\n'  # a lone empty field, quoted so the line is not read as blank
+    return csv_join(cells) + "\n"

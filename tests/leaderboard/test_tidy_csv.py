@@ -1,6 +1,9 @@
-"""The tidy CSV file has a writer of its own: its bytes must be csv.writer's to the byte."""
+"""The CSV dialect of every export, and the tidy file's writer of its own (its bytes must be
+the general writer's to the byte). Every file reads back with the csv module field for
+field, whatever the text holds."""
 
 import csv
+import io
 import uuid
 from decimal import Decimal
 
@@ -21,7 +24,7 @@ from judging.models import JudgeRun, JudgeTask, Verdict
 from judging.scoring import Profile
 from leaderboard.exports import TIDY_HEADER, tidy_rows
 from leaderboard.exports.files import csv_lines, export_lines
-from leaderboard.exports.values import csv_cell, csv_join
+from leaderboard.exports.values import csv_cell, csv_join, csv_row
 from tests.leaderboard.test_agreement_report import data  # noqa: F401  (the shared fixture)
 
 
@@ -30,7 +33,19 @@ class _Echo:
         return value
 
 
-WRITEROW = csv.writer(_Echo(), lineterminator="\n").writerow
+_CRLF_ROW = csv.writer(_Echo(), lineterminator="\r\n").writerow
+
+
+def WRITEROW(values) -> str:
+    """The reference: csv.writer quotes a field holding a character of its line terminator,
+    so with "\r\n" it quotes just what the exports quote (a comma, a double quote, "\n" or
+    "\r"); the exports end their lines in "\n"."""
+    return _CRLF_ROW(values)[:-2] + "\n"
+
+
+def _read(text: str) -> list[list[str]]:
+    return list(csv.reader(io.StringIO(text, newline="")))
+
 
 AWKWARD = [
     "",
@@ -54,7 +69,7 @@ AWKWARD = [
 ]
 
 
-def test_cells_are_written_as_csv_writer_writes_them():
+def test_cells_are_quoted_as_csv_writer_quotes_for_crlf_lines():
     # Every character once, between two others, in a row of several fields.
     for code in range(0x110000):
         value = f"a{chr(code)}b"
@@ -85,6 +100,16 @@ def test_cells_are_written_as_csv_writer_writes_them():
         assert f"{csv_cell(value)},1\n" == WRITEROW([value, 1]), repr(value)
     assert csv_join(values) + "\n" == WRITEROW(values)
     assert csv_join(AWKWARD) + "\n" == WRITEROW(AWKWARD)
+    assert csv_row(AWKWARD) == WRITEROW(AWKWARD) and csv_row([""]) == WRITEROW([""])
+
+
+def test_every_awkward_text_reads_back_as_one_field_of_one_row():
+    # A lone "\r" too: csv.writer with "\n" line ends leaves it unquoted, and readers split
+    # the row there.
+    text = "".join(csv_row([value, "next"]) for value in AWKWARD)
+    assert _read(text) == [[value, "next"] for value in AWKWARD]
+    assert _read(csv_row(AWKWARD)) == [AWKWARD]
+    assert _read(csv_row([""])) == [[""]]
 
 
 def _awkward_world(round_: ReviewRound) -> None:
@@ -116,7 +141,7 @@ def _file(round_, run) -> list[bytes]:
 
 
 @pytest.mark.django_db
-def test_the_tidy_csv_is_csv_writer_output_to_the_byte(data, monkeypatch):  # noqa: F811
+def test_the_tidy_csv_is_the_general_writers_to_the_byte_and_reads_back(data, monkeypatch):  # noqa: F811
     round_, run = data
     _awkward_world(round_)
     round_ = ReviewRound.objects.get(pk=round_.pk)
@@ -130,6 +155,15 @@ def test_the_tidy_csv_is_csv_writer_output_to_the_byte(data, monkeypatch):  # no
     assert {"a,b", "line\nbreak"} <= {row["rater_note"] for row in named}
     assert any("\r" in row["rater_note"] + row["judge_reasoning"] for row in named)
     assert b'"a,b"' in expected and b'"say ""hi"""' in expected
+    read = _read(expected.decode())
+    assert read[0] == list(TIDY_HEADER) and len(read) == len(rows) + 1
+    for column in ("rater_note", "judge_reasoning"):
+        at = TIDY_HEADER.index(column)
+        assert [line[at] for line in read[1:]] == [row[column] or "" for row in named]
+    # A lone "\r" (no comma, quote or "\n" beside it) is in the file, and read back whole.
+    assert "carriage\rreturn" in {row["rater_note"] for row in named} | {
+        row["judge_reasoning"] for row in named
+    }
     assert any(row["rater"] == "" for row in named)
     assert {row["judge_status"] for row in named} == {"done", "failed"}
     assert Criterion.objects.filter(weight__isnull=True).exists()
