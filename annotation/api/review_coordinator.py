@@ -38,7 +38,7 @@ from annotation.models import (
     ReviewRound,
     System,
 )
-from annotation.selectors.review import round_consensus
+from annotation.selectors.review import item_get_for_adjudicator, round_consensus
 from annotation.services.review_assignment import AssignmentRefused, assignment_reassign
 from annotation.services.review_rounds import (
     RoundInvalid,
@@ -318,7 +318,7 @@ class ItemAdjudicate(APIView):
         responses={200: AdjudicationOutput, 400: OpenApiResponse(description="see detail")},
     )
     def post(self, request: Request, item_id: int) -> ApiResponse:
-        item = get_object_or_404(ReviewItem, pk=item_id)
+        item = item_get_for_adjudicator(request.user, item_id)
         data = AdjudicationInput(data=request.data)
         data.is_valid(raise_exception=True)
         criterion = None

@@ -28,6 +28,19 @@ def assignment_get_for_expert(user, assignment_id: int, *, for_page: bool = True
     )
 
 
+def item_get_for_adjudicator(user, item_id: int) -> ReviewItem:
+    """An item a senior expert or coordinator may adjudicate, or 404. Adjudicating means
+    reading the raters' votes and notes, so nobody adjudicates an item they rate
+    themselves: a rater who has not submitted yet would otherwise see the others' votes,
+    and one who has would settle a split they are part of."""
+    return get_object_or_404(
+        ReviewItem.objects.select_related("round", "response__case").exclude(
+            assignments__expert=user
+        ),
+        pk=item_id,
+    )
+
+
 def rounds_for_expert(*, expert) -> list[ReviewRound]:
     """Open and paused rounds the expert is in, with how many items they have done."""
     rounds = list(

@@ -184,8 +184,9 @@ def _deadline_warning(dashboard: RoundDashboard) -> str:
     return ""
 
 
-def adjudication_queue(*, round_: ReviewRound | None = None) -> list[dict]:
-    """Items where the raters split (not unanimous) or a flag is open."""
+def adjudication_queue(*, round_: ReviewRound | None = None, adjudicator=None) -> list[dict]:
+    """Items where the raters split (not unanimous) or a flag is open; an adjudicator's
+    queue leaves out the items they rate themselves (see `item_get_for_adjudicator`)."""
     votes = current_votes(round_=round_) if round_ else None
     split_items: dict[int, int] = defaultdict(int)
     if votes is not None:
@@ -202,10 +203,11 @@ def adjudication_queue(*, round_: ReviewRound | None = None) -> list[dict]:
     for item, reason in flagged.values_list("assignment__item_id", "reason"):
         flags[item].append(reason)
     ids = set(split_items) | set(flags)
-    items = (
-        ReviewItem.objects.filter(pk__in=ids)
-        .select_related("round", "response__case")
-        .annotate(adjudicated=Exists(Adjudication.objects.filter(item=OuterRef("pk"))))
+    items = ReviewItem.objects.filter(pk__in=ids)
+    if adjudicator is not None:
+        items = items.exclude(assignments__expert=adjudicator)
+    items = items.select_related("round", "response__case").annotate(
+        adjudicated=Exists(Adjudication.objects.filter(item=OuterRef("pk")))
     )
     return [
         {

@@ -14,7 +14,7 @@ from django.views.decorators.http import require_POST
 from accounts.access import permission_needed
 from annotation.forms import ReviewRoundForm
 from annotation.models import Assignment, Benchmark, Guideline, ReviewItem, ReviewRound, Vote
-from annotation.selectors.review import item_criteria, round_consensus
+from annotation.selectors.review import item_criteria, item_get_for_adjudicator, round_consensus
 from annotation.selectors.review_dashboard import adjudication_queue, round_dashboard
 from annotation.services.review_assignment import AssignmentRefused, assignment_reassign
 from annotation.services.review_rounds import (
@@ -174,16 +174,18 @@ def adjudication_list(request: HttpRequest) -> HttpResponse:
     return render(
         request,
         "annotation/review/adjudication_list.html",
-        {"queue": adjudication_queue(round_=round_), "round": round_, "rounds": rounds},
+        {
+            "queue": adjudication_queue(round_=round_, adjudicator=request.user),
+            "round": round_,
+            "rounds": rounds,
+        },
     )
 
 
 @permission_needed(ADJUDICATE)
 def adjudicate(request: HttpRequest, item_id: int) -> HttpResponse:
     """A senior expert sees the votes and notes (never the system) and records a decision."""
-    item = get_object_or_404(
-        ReviewItem.objects.select_related("round", "response__case"), pk=item_id
-    )
+    item = item_get_for_adjudicator(request.user, item_id)
     criteria = item_criteria(assignment=Assignment(item=item))
     if request.method == "POST":
         for criterion in criteria:
@@ -240,9 +242,7 @@ def guidelines_edit(request: HttpRequest, slug: str) -> HttpResponse:
 
 @permission_needed(MANAGE)
 def references_edit(request: HttpRequest, item_id: int) -> HttpResponse:
-    item = get_object_or_404(
-        ReviewItem.objects.select_related("round", "response__case"), pk=item_id
-    )
+    item = item_get_for_adjudicator(request.user, item_id)
     criteria = item_criteria(assignment=Assignment(item=item))
     if request.method == "POST":
         answers = {}
