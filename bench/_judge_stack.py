@@ -122,29 +122,12 @@ def teardown_django(old_config, workdir: Path) -> None:
 
 
 def make_benchmark(args: argparse.Namespace):
-    from annotation.models import Benchmark, System
-    from annotation.services.benchmark_import import benchmark_import
-    from annotation.services.responses_import import responses_import
-    from bench.synthetic_benchmark import question_rows
+    from bench._seeding import benchmark_seed
 
-    rows = list(question_rows(cases=args.cases, criteria=args.cases * args.criteria_per_case))
-    benchmark_import(
-        chunks=[(json.dumps(row, ensure_ascii=False) + "\n").encode() for row in rows],
-        benchmark_slug="throughput",
+    benchmark, systems, _ = benchmark_seed(
+        slug="throughput",
+        cases=args.cases,
+        criteria_per_case=args.criteria_per_case,
+        systems=args.systems,
     )
-    names = [f"system-{chr(ord('a') + i)}" for i in range(args.systems)]
-    for name in names:
-        answers = [
-            {
-                "question_id": row["question_id"],
-                "response": f"{name} 的回答：听起来你真的很累。愿意说说最让你难受的是什么吗？"
-                f"（{row['question_id']}）",
-            }
-            for row in rows
-        ]
-        responses_import(
-            chunks=[(json.dumps(a, ensure_ascii=False) + "\n").encode() for a in answers],
-            benchmark_slug="throughput",
-            system_name=name,
-        )
-    return Benchmark.objects.get(slug="throughput"), list(System.objects.filter(name__in=names))
+    return benchmark, systems

@@ -3,7 +3,6 @@ benchmark, a round and experts, gunicorn on a loopback port, and the pieces that
 measure it (a CPU meter; the clients are in bench/_experts.py)."""
 
 import argparse
-import json
 import os
 import socket
 import subprocess
@@ -87,42 +86,26 @@ def seed(args: argparse.Namespace) -> dict:
 
     django.setup()
     from accounts.services import user_create_with_role
-    from annotation.models import Benchmark, Criterion, Response, System
-    from annotation.services.benchmark_import import benchmark_import
-    from annotation.services.responses_import import responses_import
+    from annotation.models import Criterion, Response
     from annotation.services.review_assignment import expert_share
     from annotation.services.review_rounds import round_open
-    from bench.synthetic_benchmark import question_rows
+    from bench._seeding import benchmark_seed
 
-    rows = list(question_rows(cases=args.cases, criteria=args.cases * args.criteria_per_case))
-    benchmark_import(
-        chunks=[(json.dumps(row, ensure_ascii=False) + "\n").encode() for row in rows],
-        benchmark_slug="review-load",
+    benchmark, systems, rows = benchmark_seed(
+        slug="review-load",
+        cases=args.cases,
+        criteria_per_case=args.criteria_per_case,
+        systems=args.systems,
+        padding="\n" + "我在这里陪着你。" * 20,
     )
-    names = [f"system-{chr(ord('a') + i)}" for i in range(args.systems)]
-    for name in names:
-        answers = [
-            {
-                "question_id": row["question_id"],
-                "response": f"{name} 的回答：听起来你真的很累。愿意说说最让你难受的是什么吗？"
-                f"（{row['question_id']}）\n" + "我在这里陪着你。" * 20,
-            }
-            for row in rows
-        ]
-        responses_import(
-            chunks=[(json.dumps(a, ensure_ascii=False) + "\n").encode() for a in answers],
-            benchmark_slug="review-load",
-            system_name=name,
-        )
     experts = [
         user_create_with_role(username=f"expert{i:03d}", password=PASSWORD, role="Expert")
         for i in range(args.experts)
     ]
-    benchmark = Benchmark.objects.get(slug="review-load")
     round_ = round_open(
         benchmark=benchmark,
         name="review load",
-        systems=list(System.objects.filter(name__in=names)),
+        systems=systems,
         experts=experts,
         fraction=args.fraction,
         raters_per_item=args.raters,
