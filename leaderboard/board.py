@@ -5,13 +5,12 @@ Rows come from `judging.selectors.scores.leaderboard_rows`; snapshots published 
 field existed simply lack it, so every field is read with a default.
 """
 
-import re
 from typing import Any
 
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_noop
 
 from judging.selectors.scores import heatmap_columns
+from leaderboard.reasons import reason_text, scene_name
 
 # Sequential blue scale: lightness falls from LIGHTEST (score 0) to DARKEST (score 100).
 # Text stays near-black; at the darkest shade the contrast is still about 5.8:1 (WCAG AA).
@@ -24,56 +23,10 @@ def heat_style(score: float) -> str:
     return f"background-color: hsl({HUE} {SATURATION}% {lightness:.1f}%); color: #111"
 
 
-# Why a score is undefined, as the Django-free scoring modules word it (and as published
-# snapshots stored it): put into the reader's language when shown. A reason not known here
-# is shown as written.
-_REASONS = {
-    reason: reason
-    for reason in (
-        gettext_noop("no cases were given"),
-        gettext_noop("no case has a scorable ability"),
-        gettext_noop("fewer than two cases scored: resampling cannot vary"),
-        gettext_noop("no normal cases were scored"),
-        gettext_noop("no hard cases were scored"),
-        gettext_noop("no normal case has a scorable ability"),
-        gettext_noop("no hard case has a scorable ability"),
-        gettext_noop("the normal score is 0, so no decline relative to it exists"),
-    )
-}
-_DEPENDS = re.compile(r"the (normal|hard) score is undefined: (.+)", re.S)
-_SCENE = re.compile(r"no (.+) scene (cases were scored|case has a scorable ability)", re.S)
-
-
-def reason_text(reason: str) -> str:
-    if reason in _REASONS:
-        return _(reason)
-    if match := _DEPENDS.fullmatch(reason):
-        which, cause = match.groups()
-        text = (
-            _("the normal score is undefined: %(reason)s")
-            if which == "normal"
-            else _("the hard score is undefined: %(reason)s")
-        )
-        return text % {"reason": reason_text(cause)}
-    if match := _SCENE.fullmatch(reason):
-        scene, tail = match.groups()
-        text = (
-            _("no case of the scene %(scene)s was scored")
-            if tail == "cases were scored"
-            else _("no case of the scene %(scene)s has a scorable ability")
-        )
-        return text % {"scene": _scene_name("" if scene == "unlabelled" else scene)}
-    return reason
-
-
 def _cell(value: float | None, title: str) -> dict[str, Any]:
     if value is None:
         return {"value": None, "style": "", "title": title}
     return {"value": value, "style": heat_style(value), "title": title}
-
-
-def _scene_name(scene: str) -> str:
-    return scene or _("(no scene label)")
 
 
 def _ability_title(row: dict[str, Any], ability: dict[str, str], counts: dict) -> str:
@@ -123,7 +76,7 @@ def board(rows: list[dict[str, Any]]) -> dict[str, Any]:
                     _cell(
                         scene_scores.get(scene),
                         _("%(scene)s: %(n)s cases")
-                        % {"scene": _scene_name(scene), "n": scene_counts.get(scene, 0)}
+                        % {"scene": scene_name(scene), "n": scene_counts.get(scene, 0)}
                         if scene_scores.get(scene) is not None
                         else undefined.get(f"scenes.{scene}")
                         or _("%(system)s has no scored case in this scene.")
@@ -138,7 +91,7 @@ def board(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "rows": table,
         "groups": groups,
         "abilities": abilities,
-        "scenes": [{"key": scene, "name": _scene_name(scene)} for scene in scenes],
+        "scenes": [{"key": scene, "name": scene_name(scene)} for scene in scenes],
         "resamples": resamples,
         "has_intervals": any("overall_95" in row for row in rows),
     }

@@ -5,7 +5,9 @@ Names people type stay as they wrote them: only exact catalog entries are replac
 """
 
 from django import template
-from django.utils.translation import get_language, gettext, gettext_lazy, gettext_noop
+from django.utils.translation import get_language, gettext, gettext_lazy
+
+from leaderboard import reasons
 
 register = template.Library()
 
@@ -65,35 +67,7 @@ def profile_label(value) -> str:
     return str(_PROFILES.get(str(value), value))
 
 
-# Why a statistic is undefined, as the Django-free statistics modules word it. They cannot
-# use the catalog themselves, so the page translates the reasons it knows; any other reason
-# (one that quotes numbers) is shown as written.
-_REASONS = {
-    reason: gettext_lazy(reason)
-    for reason in (
-        gettext_noop("no units"),
-        gettext_noop("no units, so there is no proportion to bound"),
-        gettext_noop("no units with both a judge verdict and a human consensus"),
-        gettext_noop("no units with both a consensus and a judge verdict"),
-        gettext_noop("agreement is undefined: no units"),
-        gettext_noop("this rater rated no units"),
-        gettext_noop("the human consensus is positive on no unit, so sensitivity is undefined"),
-        gettext_noop("the human consensus is negative on no unit, so specificity is undefined"),
-        gettext_noop("each unit has a single rating, so there is nothing to compare"),
-        gettext_noop("no units, so there is nothing to test"),
-        gettext_noop("on none of this rater's units did the other raters reach a majority"),
-        gettext_noop(
-            "only one category is possible, so chance agreement is 1 and AC1 is undefined"
-        ),
-        gettext_noop(
-            "both raters used one and the same category for every unit, so expected "
-            "agreement is 1 and kappa is undefined"
-        ),
-    )
-}
-
-
 @register.filter
 def reason_text(value) -> str:
-    text = "" if value is None else str(value)
-    return str(_REASONS.get(text, text))
+    """Why a number is undefined, in the reader's language (see leaderboard.reasons)."""
+    return reasons.reason_text(None if value is None else str(value))
