@@ -242,7 +242,9 @@ def guidelines_edit(request: HttpRequest, slug: str) -> HttpResponse:
 
 @permission_needed(MANAGE)
 def references_edit(request: HttpRequest, item_id: int) -> HttpResponse:
-    item = item_get_for_adjudicator(request.user, item_id)
+    item = get_object_or_404(
+        ReviewItem.objects.select_related("round", "response__case"), pk=item_id
+    )
     criteria = item_criteria(assignment=Assignment(item=item))
     if request.method == "POST":
         answers = {}
