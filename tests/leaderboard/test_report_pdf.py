@@ -10,6 +10,7 @@ from pypdf import PdfReader
 from accounts.roles import COORDINATOR, EXPERT, RESEARCHER
 from accounts.services import user_create_with_role
 from judging.models import JudgeTask
+from leaderboard.models import GatePolicy
 from tests.conftest import client_for
 from tests.leaderboard.test_agreement_report import data  # noqa: F401  (the shared fixture)
 
@@ -49,7 +50,14 @@ def test_the_pdf_has_the_gate_the_numbers_and_the_chinese_labels(data):  # noqa:
     client = client_for(_user(COORDINATOR))
     url = reverse("agreement-pdf", args=["hb"])
     params = {"round": round_.pk, "run": run.pk}
-    assert "情绪感知" in _text(client.get(url, params, HTTP_ACCEPT_LANGUAGE="zh-hans"))
+    chinese = _text(client.get(url, params, HTTP_ACCEPT_LANGUAGE="zh-hans"))
+    assert "情绪感知" in chinese
+    # The gate's rule is worded in the reader's language too.
+    assert "agreement (point estimate) ≥ 0.75" in text
+    assert "一致性（点估计）≥ 0.75" in chinese and "point estimate" not in chinese
+    GatePolicy.objects.create(benchmark=round_.benchmark, threshold=0.8, rule="lower_bound")
+    chinese = _text(client.get(url, params, HTTP_ACCEPT_LANGUAGE="zh-hans"))
+    assert "Wilson 95% 区间下限 ≥ 0.80" in chinese and "lower bound" not in chinese
     # The confusion matrix cells: both hit 4, judge only 1, human only 1, both miss 2.
     assert "Confusion matrix" in text
     assert "nan" not in text.lower()
