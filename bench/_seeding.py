@@ -8,7 +8,9 @@ def _jsonl(rows: list[dict]) -> list[bytes]:
     return [(json.dumps(row, ensure_ascii=False) + "\n").encode() for row in rows]
 
 
-def benchmark_seed(*, slug: str, cases: int, criteria_per_case: int, systems: int, padding=""):
+def benchmark_seed(
+    *, slug: str, cases: int, criteria_per_case: int, systems: int, padding: str = ""
+):
     """The benchmark, its systems (named system-a, system-b, ...) and the question rows.
     `padding` lengthens every answer, for pages whose size should be realistic."""
     from annotation.models import Benchmark, System

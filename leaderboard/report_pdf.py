@@ -26,6 +26,7 @@ from reportlab.platypus import (
 
 from annotation.templatetags.concord_i18n import group_label, reason_text
 from leaderboard.agreement import Unit
+from leaderboard.gate_rule import gate_rule_text
 from leaderboard.report_pdf_charts import (
     CJK,
     CJK_CHARS,
@@ -78,17 +79,6 @@ def _pct(value: float | None) -> str:
 
 def _interval(bounds: Sequence[float] | None) -> str:
     return "" if not bounds else f"{bounds[0] * 100:.1f}–{bounds[1] * 100:.1f}%"
-
-
-def _rule(gate: dict) -> str:
-    # Worded from the rule's name, as the page words it: the stored report keeps the rule
-    # as a sentence in English.
-    threshold = f"{gate['threshold']:.2f}"
-    if gate.get("rule_name") == "point":
-        return _("agreement (point estimate) ≥ %(t)s") % {"t": threshold}
-    if gate.get("rule_name") == "lower_bound":
-        return _("lower bound of the Wilson 95%% interval ≥ %(t)s") % {"t": threshold}
-    return gate["rule"]
 
 
 def _number(value: float | None, reason: str | None) -> str:
@@ -201,7 +191,7 @@ def agreement_pdf_bytes(
             "seed": report["bootstrap"]["seed"],
         },
         _("Rule: %(rule)s (threshold %(threshold)s)")
-        % {"rule": _rule(gate), "threshold": _pct(gate["threshold"])},
+        % {"rule": gate_rule_text(gate), "threshold": _pct(gate["threshold"])},
         _("One-sided binomial test of agreement above the threshold: p = %(p)s")
         % {"p": _number(report["binomial_p"], undefined.get("binomial_p"))},
         _(

@@ -8,6 +8,7 @@ from django import template
 from django.utils.translation import get_language, gettext, gettext_lazy
 
 from leaderboard import reasons
+from leaderboard.gate_rule import gate_rule_text
 
 register = template.Library()
 
@@ -71,3 +72,9 @@ def profile_label(value) -> str:
 def reason_text(value) -> str:
     """Why a number is undefined, in the reader's language (see leaderboard.reasons)."""
     return reasons.reason_text(None if value is None else str(value))
+
+
+@register.filter
+def gate_rule(gate: dict) -> str:
+    """The gate's rule in the reader's language (see leaderboard.gate_rule)."""
+    return gate_rule_text(gate)

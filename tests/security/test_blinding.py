@@ -16,7 +16,7 @@ from annotation.models import Adjudication, Assignment, System
 from annotation.services.review_votes import VoteInput, assignment_submit
 from judging.models import JudgeConfig, JudgeTask, Verdict
 from judging.services.judgments_import import judgments_import
-from tests.conftest import jsonl_bytes, lines
+from tests.conftest import client_for, jsonl_bytes, lines
 from tests.test_permission_matrix import (
     EXPECTED,
     build_url,
@@ -148,8 +148,7 @@ def test_the_marks_are_seen_where_they_are_allowed(blind_world):
     verdicts = reverse("export-download", args=["hb", "verdicts", "csv"])
     for run in JudgeTask.objects.values_list("run_id", flat=True).distinct():
         seen.update(_leaks(_body(client, client.get(verdicts, {"run": run}))))
-    other = Client()
-    other.force_login(blind_world["other_assignment"].expert)
+    other = client_for(blind_world["other_assignment"].expert)
     mine = Assignment.objects.get(expert=blind_world["users"][EXPERT])
     theirs = Assignment.objects.get(item=mine.item, expert=blind_world["other_assignment"].expert)
     seen.update(_leaks(_body(other, other.get(reverse("review-annotate", args=[theirs.pk])))))
