@@ -9,6 +9,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from annotation.consensus import has_majority, is_tie, majority_hit
 from leaderboard.stats import (
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
@@ -86,24 +87,16 @@ class _Encoded:
     @property
     def tie(self) -> np.ndarray:
         """As `majority` decides for True/False votes: a tie when half of the votes are hits."""
-        return (self.votes > 0) & (2 * self.hits == self.votes)
+        return is_tie(self.votes, self.hits)
 
     @property
     def majority(self) -> np.ndarray:
-        return _has_majority(self.votes, self.hits)
+        return has_majority(self.votes, self.hits)
 
     @property
     def label(self) -> np.ndarray:
         """The majority's verdict, where there is one."""
-        return _majority_label(self.votes, self.hits)
-
-
-def _has_majority(votes: np.ndarray, hits: np.ndarray) -> np.ndarray:
-    return (votes > 0) & (2 * hits != votes)
-
-
-def _majority_label(votes: np.ndarray, hits: np.ndarray) -> np.ndarray:
-    return 2 * hits > votes
+        return majority_hit(self.votes, self.hits)
 
 
 def _judge_codes(units: Sequence[Unit]) -> np.ndarray:
@@ -124,8 +117,8 @@ def judge_disagrees(units: Sequence[Unit]) -> list[int]:
         (sum(hit for _, hit in unit.votes) for unit in units), dtype=np.int64, count=n
     )
     judge = _judge_codes(units)
-    differs = (judge >= 0) & ((judge == 1) != _majority_label(votes, hits))
-    return np.flatnonzero(_has_majority(votes, hits) & differs).tolist()
+    differs = (judge >= 0) & ((judge == 1) != majority_hit(votes, hits))
+    return np.flatnonzero(has_majority(votes, hits) & differs).tolist()
 
 
 def _encode(units: Sequence[Unit]) -> _Encoded:

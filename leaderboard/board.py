@@ -10,7 +10,7 @@ from typing import Any
 from django.utils.translation import gettext as _
 
 from judging.selectors.scores import heatmap_columns
-from leaderboard.reasons import reason_text, scene_name
+from leaderboard.wording import reason_text, scene_name
 
 # Sequential blue scale: lightness falls from LIGHTEST (score 0) to DARKEST (score 100).
 # Text stays near-black; at the darkest shade the contrast is still about 5.8:1 (WCAG AA).

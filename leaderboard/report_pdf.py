@@ -24,9 +24,9 @@ from reportlab.platypus import (
     TableStyle,
 )
 
-from annotation.templatetags.concord_i18n import group_label, reason_text
+from annotation.consensus import majority
+from leaderboard.wording import gate_rule_text, group_label, reason_text
 from leaderboard.agreement import Unit
-from leaderboard.gate_rule import gate_rule_text
 from leaderboard.report_pdf_charts import (
     CJK,
     CJK_CHARS,
@@ -36,7 +36,6 @@ from leaderboard.report_pdf_charts import (
     confusion_chart,
     system_chart,
 )
-from leaderboard.stats import majority
 
 PAGE_WIDTH = A4[0] - 36 * mm
 BODY = ParagraphStyle("body", fontName=LATIN, fontSize=9, leading=12, alignment=TA_LEFT)

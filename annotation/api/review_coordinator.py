@@ -29,6 +29,7 @@ from annotation.api.review_coordinator_serializers import (
     RoundExtendOutput,
     RoundStatusInput,
 )
+from annotation.consensus import NO_VOTES
 from annotation.models import (
     Assignment,
     Benchmark,
@@ -48,7 +49,6 @@ from annotation.services.review_rounds import (
     round_set_status,
 )
 from annotation.services.review_votes import adjudication_record, reference_answers_set
-from leaderboard.stats.consensus import NO_VOTES
 
 MANAGE = "annotation.manage_review"
 CONSENSUS = "annotation.view_consensus"

@@ -7,6 +7,7 @@ from django.db.models import Q
 from django.utils.translation import gettext as _
 from rest_framework import serializers
 
+from annotation.consensus import MAJORITY, NO_VOTES, TIE
 from annotation.models import (
     Adjudication,
     Assignment,
@@ -16,7 +17,6 @@ from annotation.models import (
     ReviewRound,
     System,
 )
-from leaderboard.stats.consensus import MAJORITY, NO_VOTES, TIE
 
 INT32 = 2**31 - 1
 User = get_user_model()

@@ -4,6 +4,7 @@ from dataclasses import dataclass, field
 from django.db.models import Count, F, Q, QuerySet
 from django.shortcuts import get_object_or_404
 
+from annotation.consensus import majority
 from annotation.models import (
     Assignment,
     Criterion,
@@ -12,7 +13,6 @@ from annotation.models import (
     ReviewRound,
     Vote,
 )
-from leaderboard.stats.consensus import majority
 
 CALIBRATION_THRESHOLD = 0.8
 

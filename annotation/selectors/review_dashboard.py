@@ -10,6 +10,7 @@ from django.db.models import Count, Exists, OuterRef, Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from annotation.consensus import majority
 from annotation.models import (
     Adjudication,
     Assignment,
@@ -19,7 +20,6 @@ from annotation.models import (
     ReviewRound,
 )
 from annotation.selectors.review import current_votes, expert_reference_accuracy
-from leaderboard.stats.consensus import majority
 
 LOW_AGREEMENT_MARGIN = 0.15
 

@@ -9,6 +9,7 @@ from typing import Any
 from django.db import connections
 from django.db.models import F
 
+from annotation.consensus import consensus_cell
 from annotation.models import Assignment, Criterion, ReviewItem, ReviewRound, Vote
 from judging.models import JudgeRun, JudgeTask, Verdict
 from leaderboard.exports.values import csv_cell, csv_join, rater_name, text
@@ -111,15 +112,6 @@ def _criteria_cells(
     for version in missing - criteria.keys():
         known[version] = []  # a version without criteria
     return known
-
-
-def _consensus(hits: int, votes: int) -> int | str:
-    # `consensus_cell` for binary votes, from the count of hits alone (it is the hot loop).
-    if not votes:
-        return "none"
-    if 2 * hits > votes:
-        return 1
-    return 0 if 2 * hits < votes else "tie"
 
 
 def _same(value):
@@ -258,7 +250,7 @@ def _units(
                 # exists.
                 judged = verdicts.get((response_id, criterion_id)) if status == done else None
                 tail = (
-                    _consensus(hits, len(unit_votes)),
+                    consensus_cell(hits, len(unit_votes)),
                     len(unit_votes),
                     int(judged[2]) if judged else "",
                     judge_status,

@@ -2,8 +2,6 @@
 
 from collections.abc import Iterable
 
-from leaderboard.stats.consensus import MAJORITY, TIE, majority
-
 # Rows per fetch of the streamed exports.
 CHUNK_SIZE = 500
 
@@ -19,15 +17,6 @@ def text(value) -> str:
 
 def when(value) -> str:
     return "" if value is None else value.isoformat()
-
-
-def consensus_cell(hits: list[bool]) -> int | str:
-    if not hits:
-        return "none"
-    verdict = majority(hits)
-    if verdict.outcome == MAJORITY:
-        return int(verdict.label)
-    return "tie" if verdict.outcome == TIE else "none"
 
 
 def rater_name(pseudonym: dict[int, str], expert_id: int) -> str:

@@ -11,7 +11,6 @@ from leaderboard.stats.bootstrap import (
     cluster_bootstrap_agreement,
 )
 from leaderboard.stats.confusion import BinaryConfusion, binary_confusion
-from leaderboard.stats.consensus import MAJORITY, NO_VOTES, TIE, Consensus, majority
 from leaderboard.stats.intervals import wilson_interval
 from leaderboard.stats.others import RaterAgreement, agreement_with_others
 from leaderboard.stats.pairwise import (
@@ -39,12 +38,8 @@ __all__ = [
     "AGREEMENT_GATE",
     "DEFAULT_RESAMPLES",
     "DEFAULT_SEED",
-    "MAJORITY",
-    "NO_VOTES",
-    "TIE",
     "BinaryConfusion",
     "BootstrapInterval",
-    "Consensus",
     "Interval",
     "RaterAgreement",
     "Stat",
@@ -61,7 +56,6 @@ __all__ = [
     "gwet_ac1_pair",
     "krippendorff_alpha",
     "krippendorff_alpha_from_counts",
-    "majority",
     "pabak",
     "pairwise_agreement",
     "pairwise_agreement_from_counts",

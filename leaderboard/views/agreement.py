@@ -8,7 +8,7 @@ from django.views.decorators.http import require_POST
 from accounts.access import permission_needed
 from annotation.models import ReviewRound
 from annotation.selectors.benchmarks import benchmark_get
-from annotation.templatetags.concord_i18n import group_label
+from leaderboard.wording import group_label
 from judging.models import JudgeRun
 from leaderboard.agreement import GateRule, agreement_report
 from leaderboard.models import GateEvaluation

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from django.utils import translation
 
-from leaderboard.reasons import reason_text
+from leaderboard.wording import reason_text
 
 ROOT = Path(__file__).resolve().parents[2]
 SOURCES = [

@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from leaderboard.stats import MAJORITY, NO_VOTES, TIE, majority
+from annotation.consensus import MAJORITY, NO_VOTES, TIE, majority
 
 
 @pytest.mark.parametrize(

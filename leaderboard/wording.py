@@ -1,6 +1,7 @@
-"""Why a number is undefined, in the reader's language.
+"""Display wording of the agreement report, the gate and leaderboards, in the reader's
+language: why a number is undefined, the gate's rule, scoring profiles and report groups.
 
-The statistics and scoring modules are Django-free, so they word their reasons in English;
+Why a number is undefined: the statistics and scoring modules are Django-free, so they word their reasons in English;
 stored reports and published snapshots keep the reasons as worded then. They are put into
 the reader's language here, when shown: a known sentence through the catalog, a reason that
 carries a value (a count, a scene, another reason) through its pattern. A reason not known
@@ -10,8 +11,8 @@ and fails on a reason this module does not know.
 
 import re
 
+from django.utils.translation import get_language, gettext_lazy, gettext_noop
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_noop
 
 SENTENCES = frozenset(
     (
@@ -101,3 +102,53 @@ def reason_text(reason: str | None) -> str:
             "allow missing ratings)"
         ) % {"low": low, "high": high}
     return reason
+
+
+def gate_rule_text(gate: dict) -> str:
+    """The gate's rule, for the page and the PDF alike. A report keeps the rule by name
+    (`rule_name`) and, as data, as an English sentence (`rule`), which reports stored before
+    the name existed are left with."""
+    threshold = f"{gate['threshold']:.2f}"
+    if gate.get("rule_name") == "point":
+        return _("agreement (point estimate) ≥ %(t)s") % {"t": threshold}
+    if gate.get("rule_name") == "lower_bound":
+        return _("lower bound of the Wilson 95%% interval ≥ %(t)s") % {"t": threshold}
+    return gate["rule"]
+
+
+_PROFILES = {
+    "heartbench": gettext_lazy("HeartBench (the paper's catastrophic rule)"),
+    "heartbench-code": gettext_lazy("HeartBench (the released code's catastrophic rule)"),
+}
+
+
+def profile_label(value) -> str:
+    """A scoring profile's name for people; an unknown profile is shown as its code."""
+    return str(_PROFILES.get(str(value), value))
+
+
+def _taxonomy_names() -> dict[str, dict[str, tuple[str, str]]]:
+    # From the built-in taxonomy table, not the database: report groups are keyed by these
+    # names, and a lookup per table row would cost a query each.
+    from annotation.taxonomy import ABILITIES, CATEGORIES
+
+    return {
+        "category": {en: (en, zh) for _code, en, zh in CATEGORIES}
+        | {"Uncategorised": ("Uncategorised", "未分类")},
+        "ability": {label: (en, zh) for label, _code, en, zh in ABILITIES},
+    }
+
+
+def group_label(value, key: str) -> str:
+    """A report group's name in the reader's language: a category (keyed by its English
+    name), an ability (keyed by its label in the data) or a difficulty."""
+    from annotation.models import Case
+
+    text = "" if value is None else str(value)
+    if key == "difficulty" and text in Case.Difficulty.values:
+        return str(Case.Difficulty(text).label)
+    names = _taxonomy_names().get(key, {}).get(text)
+    if names is None:
+        return text
+    english, chinese = names
+    return chinese if (get_language() or "").startswith("zh") and chinese else english

@@ -1,0 +1,28 @@
+"""Template filters for the wording in leaderboard/wording.py."""
+
+from django import template
+
+from leaderboard import wording
+
+register = template.Library()
+
+
+@register.filter
+def group_label(value, key: str) -> str:
+    return wording.group_label(value, key)
+
+
+@register.filter
+def profile_label(value) -> str:
+    return wording.profile_label(value)
+
+
+@register.filter
+def reason_text(value) -> str:
+    """Why a number is undefined, in the reader's language."""
+    return wording.reason_text(None if value is None else str(value))
+
+
+@register.filter
+def gate_rule(gate: dict) -> str:
+    return wording.gate_rule_text(gate)

@@ -1,0 +1,46 @@
+"""Apps import downward only: config and accounts <- annotation <- judging <- leaderboard <-
+bench. An import upward (annotation reading leaderboard, say) would give a concept a second
+home; this test reads every module's imports and names each one that points up."""
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+LEVEL = {"config": 0, "accounts": 0, "annotation": 1, "judging": 2, "leaderboard": 3, "bench": 4}
+
+
+def _imported(tree: ast.AST) -> set[str]:
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module)
+    return names
+
+
+def _upward_imports() -> list[str]:
+    found = []
+    for app, level in LEVEL.items():
+        for path in sorted((ROOT / app).rglob("*.py")):
+            tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+            for name in sorted(_imported(tree)):
+                top = name.split(".")[0]
+                if top in LEVEL and LEVEL[top] > level:
+                    found.append(f"{path.relative_to(ROOT)} imports {name}")
+    return found
+
+
+def test_no_app_imports_an_app_above_it():
+    assert _upward_imports() == []
+
+
+def test_the_check_sees_an_upward_import(tmp_path, monkeypatch):
+    # The check itself can fail: a module of annotation importing leaderboard is reported.
+    fake = tmp_path / "annotation"
+    fake.mkdir()
+    (fake / "leak.py").write_text("from leaderboard.wording import reason_text\n")
+    for app in LEVEL:
+        (tmp_path / app).mkdir(exist_ok=True)
+    monkeypatch.setattr(f"{__name__}.ROOT", tmp_path)
+    assert _upward_imports() == ["annotation/leak.py imports leaderboard.wording"]
