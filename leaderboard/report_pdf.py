@@ -25,7 +25,6 @@ from reportlab.platypus import (
 )
 
 from annotation.consensus import majority
-from leaderboard.wording import gate_rule_text, group_label, reason_text
 from leaderboard.agreement import Unit
 from leaderboard.report_pdf_charts import (
     CJK,
@@ -36,6 +35,7 @@ from leaderboard.report_pdf_charts import (
     confusion_chart,
     system_chart,
 )
+from leaderboard.wording import gate_rule_text, group_label, reason_text
 
 PAGE_WIDTH = A4[0] - 36 * mm
 BODY = ParagraphStyle("body", fontName=LATIN, fontSize=9, leading=12, alignment=TA_LEFT)

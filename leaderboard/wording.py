@@ -1,12 +1,12 @@
 """Display wording of the agreement report, the gate and leaderboards, in the reader's
 language: why a number is undefined, the gate's rule, scoring profiles and report groups.
 
-Why a number is undefined: the statistics and scoring modules are Django-free, so they word their reasons in English;
-stored reports and published snapshots keep the reasons as worded then. They are put into
-the reader's language here, when shown: a known sentence through the catalog, a reason that
-carries a value (a count, a scene, another reason) through its pattern. A reason not known
-is shown as written; `tests/i18n/test_undefined_reasons.py` reads the pure modules' sources
-and fails on a reason this module does not know.
+Why a number is undefined: the statistics and scoring modules are Django-free, so they word
+their reasons in English; stored reports and published snapshots keep the reasons as worded
+then. They are put into the reader's language here, when shown: a known sentence through the
+catalog, a reason that carries a value (a count, a scene, another reason) through its
+pattern. A reason not known is shown as written; `tests/i18n/test_undefined_reasons.py`
+reads the pure modules' sources and fails on a reason this module does not know.
 """
 
 import re

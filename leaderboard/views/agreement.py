@@ -8,12 +8,12 @@ from django.views.decorators.http import require_POST
 from accounts.access import permission_needed
 from annotation.models import ReviewRound
 from annotation.selectors.benchmarks import benchmark_get
-from leaderboard.wording import group_label
 from judging.models import JudgeRun
 from leaderboard.agreement import GateRule, agreement_report
 from leaderboard.models import GateEvaluation
 from leaderboard.selectors.agreement import agreement_units, disagreements
 from leaderboard.services.gate import gate_evaluate, gate_policy
+from leaderboard.wording import group_label
 
 VIEW = "annotation.view_consensus"
 SHOWN = 500  # disagreements listed on the page; the filters narrow the rest down
