@@ -46,6 +46,7 @@ ROLE_PERMISSIONS: dict[str, list[str]] = {
         "annotation.view_consensus",
         "annotation.adjudicate",
         "judging.run_judge",
+        "leaderboard.record_gate",
         "leaderboard.publish_leaderboard",
         "leaderboard.export_data",
         "judging.add_judgeconfig",
@@ -56,5 +57,12 @@ ROLE_PERMISSIONS: dict[str, list[str]] = {
         "annotation.add_system",
         "annotation.add_response",
     ],
-    RESEARCHER: [*_READ, "annotation.view_consensus", "leaderboard.export_data"],
+    # Researchers read and export; recording a gate evaluation is their one write: it adds a
+    # record and changes no data (only coordinators publish).
+    RESEARCHER: [
+        *_READ,
+        "annotation.view_consensus",
+        "leaderboard.export_data",
+        "leaderboard.record_gate",
+    ],
 }

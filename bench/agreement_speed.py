@@ -103,7 +103,8 @@ def seed(args: argparse.Namespace) -> dict:
     )
     from annotation.services.benchmark_import import benchmark_import
     from bench.synthetic_benchmark import question_rows
-    from judging.models import JudgeConfig, JudgeRun, JudgeTask, Verdict
+    from judging.models import JudgeRun, JudgeTask, Verdict
+    from judging.services.judge_versions import judge_version_imported
 
     existing = Benchmark.objects.filter(slug="speed").first()
     if existing is not None:
@@ -226,9 +227,9 @@ def seed(args: argparse.Namespace) -> dict:
         )
         rounds[name] = round_
 
-    config = JudgeConfig.objects.create(name="speed judge", model="sim")
+    version = judge_version_imported(name="speed judge")
     run = JudgeRun.objects.create(
-        benchmark=benchmark, config=config, status=JudgeRun.Status.FINISHED, finished=now
+        benchmark=benchmark, judge_version=version, status=JudgeRun.Status.FINISHED, finished=now
     )
     run.systems.set(systems)
     system_of = {s.pk: s for s in systems}
@@ -298,11 +299,12 @@ def main(argv: list[str] | None = None) -> None:
     from annotation.models import Vote
     from judging.models import Verdict
     from judging.scoring import Profile
-    from judging.selectors.scores import leaderboard_rows
     from leaderboard.agreement import agreement_report
     from leaderboard.exports import tidy_rows
     from leaderboard.exports.files import export_lines
     from leaderboard.selectors.agreement import agreement_units
+    from leaderboard.selectors.boards import board_runs
+    from leaderboard.selectors.scores import leaderboard_rows
 
     print(f"database: {vendor}")
     start = time.perf_counter()
@@ -316,7 +318,7 @@ def main(argv: list[str] | None = None) -> None:
     )
 
     def report():
-        return agreement_report(agreement_units(round_=round_, run=run))
+        return agreement_report(agreement_units(round_=round_, runs=[run]))
 
     researcher = get_user_model().objects.filter(username="speed-r").first() or (
         user_create_with_role(username="speed-r", password="x-pass-123", role="Researcher")
@@ -358,7 +360,7 @@ def main(argv: list[str] | None = None) -> None:
         f"agreement {result['percent_agreement']:.3f}); goal < {GOALS['report']:.0f} s"
     )
     start = time.perf_counter()
-    units = agreement_units(round_=round_, run=run)
+    units = agreement_units(round_=round_, runs=[run])
     selected = time.perf_counter() - start
     start = time.perf_counter()
     agreement_report(units)
@@ -374,10 +376,9 @@ def main(argv: list[str] | None = None) -> None:
         f"CPU {cpu_median(page, args.repeats) * 1000:.0f} ms median; goal < "
         f"{GOALS['leaderboard'] * 1000:.0f} ms"
     )
-    print(
-        "  scoring the run without stored rows: CPU "
-        f"{cpu_median(lambda: leaderboard_rows(run=run, profile='heartbench'), 3) * 1000:.0f} ms"
-    )
+    board = board_runs(benchmark=run.benchmark, runs=[run.pk])
+    scoring = cpu_median(lambda: leaderboard_rows(board=board, profile="heartbench"), 3)
+    print(f"  scoring the run without stored rows: CPU {scoring * 1000:.0f} ms")
 
     for name, of_round in data["rounds"].items():
         start = time.perf_counter()

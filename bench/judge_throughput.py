@@ -271,7 +271,12 @@ def main() -> int:
     try:
         from django.db import connection
 
-        from judging.models import JudgeConfig, PromptTemplate
+        from judging.models import PromptTemplate
+        from judging.services.judge_versions import (
+            CallSettings,
+            VersionSettings,
+            judge_config_save,
+        )
         from judging.simulator import start_simulator
 
         print(
@@ -288,16 +293,20 @@ def main() -> int:
         else:
             sim = start_simulator(latency_ms=args.latency_ms, retry_after=args.retry_after)
         try:
-            config = JudgeConfig.objects.create(
+            config, _, _ = judge_config_save(
                 name="throughput",
-                base_url=sim.base_url,
-                model="concord-sim",
-                max_concurrency=args.concurrency,
-                timeout_seconds=10,
-                max_attempts=8,
-                backoff_seconds=0.2,
-                prompt=PromptTemplate.objects.get(name="judge-zh", version=1),
-                is_simulated=True,
+                settings=VersionSettings(
+                    model="concord-sim",
+                    base_url=sim.base_url,
+                    prompt=PromptTemplate.objects.get(name="judge-zh", version=1),
+                ),
+                calls=CallSettings(
+                    max_concurrency=args.concurrency,
+                    timeout_seconds=10,
+                    max_attempts=8,
+                    backoff_seconds=0.2,
+                    is_simulated=True,
+                ),
             )
             common = {
                 "args": args,

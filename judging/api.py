@@ -1,8 +1,8 @@
 """Judge configurations and runs over the API, with the same services and permissions as
 the pages."""
 
-from django.core.exceptions import ValidationError as DjangoValidationError
 from django.shortcuts import get_object_or_404
+from django.utils.translation import gettext as _
 from drf_spectacular.utils import extend_schema
 from rest_framework import generics, serializers, status
 from rest_framework.request import Request
@@ -10,10 +10,17 @@ from rest_framework.response import Response as ApiResponse
 from rest_framework.views import APIView
 
 from accounts.access import HasPermission
-from annotation.models import Benchmark, System
-from judging.forms import JudgeConfigForm
-from judging.models import JudgeConfig, JudgeRun, PromptTemplate
+from annotation.models import Benchmark, ReviewRound, System
+from judging.endpoints import EndpointRefused, key_variable_check
+from judging.forms import CALL_FIELDS, VERSION_FIELDS
+from judging.models import JudgeConfig, JudgeRun, JudgeVersion, PromptTemplate
 from judging.selectors.runs import run_progress
+from judging.services.judge_versions import (
+    CallSettings,
+    ConfigInvalid,
+    VersionSettings,
+    judge_config_save,
+)
 from judging.services.runs import (
     RunNotStartable,
     WorkersUnreachable,
@@ -23,7 +30,6 @@ from judging.services.runs import (
     judge_run_start,
 )
 from judging.tasks import dispatch_and_watch
-from judging.validators import validate_key_variable_name
 
 VIEW = "judging.view_judgerun"
 RUN = "judging.run_judge"
@@ -35,23 +41,118 @@ class PromptOutput(serializers.ModelSerializer):
         fields = ["id", "name", "version", "kind", "language", "system_text", "user_text"]
 
 
-class ConfigSerializer(serializers.ModelSerializer):
+class VersionOutput(serializers.ModelSerializer):
+    prompt = serializers.CharField(source="prompt.__str__", default=None, allow_null=True)
+
+    class Meta:
+        model = JudgeVersion
+        fields = [
+            "number",
+            "source",
+            "model",
+            "base_url",
+            "temperature",
+            "seed",
+            "max_output_tokens",
+            "structured_output",
+            "prompt",
+            "fingerprint",
+            "note",
+            "created",
+        ]
+
+
+class ConfigOutput(serializers.ModelSerializer):
+    current_version = VersionOutput(allow_null=True)
+    versions = serializers.SerializerMethodField()
+
     class Meta:
         model = JudgeConfig
-        fields = ["id", *JudgeConfigForm.Meta.fields]
+        fields = ["id", "name", *CALL_FIELDS, "current_version", "versions"]
+
+    def get_versions(self, config: JudgeConfig) -> list[int]:
+        return sorted(version.number for version in config.versions.all())
+
+
+class ConfigInput(serializers.Serializer):
+    """A configuration and the settings of its current version; changing a verdict setting
+    makes a new version (or makes current an earlier one with exactly these settings)."""
+
+    name = serializers.CharField(max_length=100)
+    model = serializers.CharField(max_length=200)
+    base_url = serializers.URLField(max_length=300, allow_blank=True, default="")
+    prompt = serializers.PrimaryKeyRelatedField(
+        queryset=PromptTemplate.objects.filter(kind=PromptTemplate.Kind.JUDGE),
+        allow_null=True,
+        default=None,
+    )
+    structured_output = serializers.BooleanField(default=True)
+    temperature = serializers.FloatField(min_value=0, max_value=2, default=0.0)
+    seed = serializers.IntegerField(
+        min_value=-(2**31), max_value=2**31 - 1, allow_null=True, default=None
+    )
+    max_output_tokens = serializers.IntegerField(min_value=1, max_value=2**31 - 1, default=4096)
+    api_key_env = serializers.CharField(max_length=100, allow_blank=True, default="")
+    timeout_seconds = serializers.FloatField(min_value=0.1, max_value=3600, default=120.0)
+    max_concurrency = serializers.IntegerField(min_value=1, max_value=256, default=8)
+    requests_per_minute = serializers.IntegerField(min_value=0, max_value=10**6, default=0)
+    max_attempts = serializers.IntegerField(min_value=1, max_value=50, default=5)
+    backoff_seconds = serializers.FloatField(min_value=0, max_value=600, default=1.0)
+    price_prompt_per_1k = serializers.DecimalField(
+        max_digits=10, decimal_places=6, min_value=0, default=0
+    )
+    price_completion_per_1k = serializers.DecimalField(
+        max_digits=10, decimal_places=6, min_value=0, default=0
+    )
+    is_simulated = serializers.BooleanField(default=False)
+    note = serializers.CharField(max_length=300, allow_blank=True, default="")
 
     def validate_api_key_env(self, value: str) -> str:
         value = value.strip()
         try:
-            validate_key_variable_name(value)
-        except DjangoValidationError as exc:
-            raise serializers.ValidationError(exc.messages) from exc
+            key_variable_check(value)
+        except EndpointRefused as exc:
+            raise serializers.ValidationError(str(exc)) from exc
         return value
+
+    def validate_name(self, value: str) -> str:
+        value = value.strip()
+        taken = JudgeConfig.objects.filter(name=value)
+        if self.instance is not None:
+            taken = taken.exclude(pk=self.instance.pk)
+        if taken.exists():
+            raise serializers.ValidationError(_("A judge configuration with this name exists."))
+        return value
+
+    @staticmethod
+    def current(config: JudgeConfig) -> dict:
+        """The configuration's values as input, for a partial update."""
+        values = {name: getattr(config, name) for name in ["name", *CALL_FIELDS]}
+        version = config.current_version
+        if version is not None:
+            values.update({name: getattr(version, name) for name in VERSION_FIELDS})
+        return values
+
+    def save_config(self, *, user) -> JudgeConfig:
+        data = {**(self.current(self.instance) if self.instance else {}), **self.validated_data}
+        try:
+            config, _version, _created = judge_config_save(
+                name=data["name"],
+                settings=VersionSettings(**{name: data[name] for name in VERSION_FIELDS}),
+                calls=CallSettings(**{name: data[name] for name in CALL_FIELDS}),
+                config=self.instance,
+                user=user,
+                note=data.get("note", ""),
+            )
+        except ConfigInvalid as exc:
+            raise serializers.ValidationError(exc.errors) from exc
+        return config
 
 
 class RunOutput(serializers.ModelSerializer):
     benchmark = serializers.CharField(source="benchmark.slug")
     config = serializers.CharField(source="config.name")
+    judge_version = serializers.IntegerField(source="judge_version.number")
     systems = serializers.SlugRelatedField(slug_field="name", many=True, read_only=True)
     prompt = serializers.CharField(source="prompt.__str__", default=None, allow_null=True)
     progress = serializers.SerializerMethodField()
@@ -62,6 +163,7 @@ class RunOutput(serializers.ModelSerializer):
             "id",
             "benchmark",
             "config",
+            "judge_version",
             "systems",
             "prompt",
             "source",
@@ -93,9 +195,12 @@ class RunOutput(serializers.ModelSerializer):
 class RunInput(serializers.Serializer):
     benchmark = serializers.SlugRelatedField(slug_field="slug", queryset=Benchmark.objects.all())
     systems = serializers.SlugRelatedField(
-        slug_field="name", queryset=System.objects.all(), many=True
+        slug_field="name", queryset=System.objects.all(), many=True, required=False, default=list
     )
     config = serializers.PrimaryKeyRelatedField(queryset=JudgeConfig.objects.all())
+    round = serializers.PrimaryKeyRelatedField(
+        queryset=ReviewRound.objects.all(), required=False, allow_null=True, default=None
+    )
     fresh_calls = serializers.BooleanField(default=False)
 
 
@@ -108,24 +213,54 @@ class PromptList(generics.ListAPIView):
     filter_backends: list = []
 
 
-class ConfigCollection(generics.ListCreateAPIView):
+def _configs():
+    return JudgeConfig.objects.select_related("current_version__prompt").prefetch_related(
+        "versions"
+    )
+
+
+class ConfigCollection(APIView):
     permission_classes = [HasPermission]
     required_permissions = {"GET": "judging.view_judgeconfig", "POST": "judging.add_judgeconfig"}
-    serializer_class = ConfigSerializer
-    queryset = JudgeConfig.objects.all()
-    pagination_class = None
-    filter_backends: list = []
+
+    @extend_schema(responses=ConfigOutput(many=True))
+    def get(self, request: Request) -> ApiResponse:
+        return ApiResponse(ConfigOutput(_configs(), many=True).data)
+
+    @extend_schema(request=ConfigInput, responses={201: ConfigOutput})
+    def post(self, request: Request) -> ApiResponse:
+        data = ConfigInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        config = data.save_config(user=request.user)
+        return ApiResponse(ConfigOutput(_configs().get(pk=config.pk)).data, status=201)
 
 
-class ConfigItem(generics.RetrieveUpdateAPIView):
+class ConfigItem(APIView):
     permission_classes = [HasPermission]
     required_permissions = {
         "GET": "judging.view_judgeconfig",
         "PUT": "judging.change_judgeconfig",
         "PATCH": "judging.change_judgeconfig",
     }
-    serializer_class = ConfigSerializer
-    queryset = JudgeConfig.objects.all()
+
+    @extend_schema(responses=ConfigOutput)
+    def get(self, request: Request, pk: int) -> ApiResponse:
+        return ApiResponse(ConfigOutput(get_object_or_404(_configs(), pk=pk)).data)
+
+    def _update(self, request: Request, pk: int, *, partial: bool) -> ApiResponse:
+        config = get_object_or_404(JudgeConfig, pk=pk)
+        data = ConfigInput(config, data=request.data, partial=partial)
+        data.is_valid(raise_exception=True)
+        data.save_config(user=request.user)
+        return ApiResponse(ConfigOutput(_configs().get(pk=pk)).data)
+
+    @extend_schema(request=ConfigInput, responses=ConfigOutput)
+    def put(self, request: Request, pk: int) -> ApiResponse:
+        return self._update(request, pk, partial=False)
+
+    @extend_schema(request=ConfigInput, responses=ConfigOutput)
+    def patch(self, request: Request, pk: int) -> ApiResponse:
+        return self._update(request, pk, partial=True)
 
 
 class RunCollection(APIView):
@@ -134,9 +269,9 @@ class RunCollection(APIView):
 
     @extend_schema(responses=RunOutput(many=True))
     def get(self, request: Request) -> ApiResponse:
-        runs = JudgeRun.objects.select_related("benchmark", "config", "prompt").prefetch_related(
-            "systems"
-        )[:100]
+        runs = JudgeRun.objects.select_related(
+            "benchmark", "judge_version__config", "judge_version__prompt"
+        ).prefetch_related("systems")[:100]
         return ApiResponse(RunOutput(runs, many=True).data)
 
     @extend_schema(request=RunInput, responses={201: RunOutput})
@@ -148,6 +283,7 @@ class RunCollection(APIView):
                 benchmark=data.validated_data["benchmark"],
                 systems=data.validated_data["systems"],
                 config=data.validated_data["config"],
+                round_=data.validated_data["round"],
                 user=request.user,
                 fresh_calls=data.validated_data["fresh_calls"],
                 dispatch=dispatch_and_watch,

@@ -1,65 +1,120 @@
 from django import forms
+from django.forms.models import fields_for_model
 from django.utils.translation import gettext_lazy as _
 
-from annotation.models import Benchmark, System
-from judging.models import JudgeConfig, PromptTemplate
-from judging.validators import validate_key_variable_name
+from annotation.models import Benchmark, ReviewRound, System
+from judging.endpoints import EndpointRefused, key_variable_check
+from judging.models import JudgeConfig, JudgeVersion, PromptTemplate
+from judging.services.judge_versions import CallSettings, VersionSettings
+
+# The settings of a version (they can change a verdict), then those of the configuration.
+VERSION_FIELDS = [
+    "model",
+    "base_url",
+    "prompt",
+    "structured_output",
+    "temperature",
+    "seed",
+    "max_output_tokens",
+]
+CALL_FIELDS = [
+    "api_key_env",
+    "timeout_seconds",
+    "max_concurrency",
+    "requests_per_minute",
+    "max_attempts",
+    "backoff_seconds",
+    "price_prompt_per_1k",
+    "price_completion_per_1k",
+    "is_simulated",
+]
 
 
-class JudgeConfigForm(forms.ModelForm):
-    base_url = forms.URLField(
-        label=_("base URL"), max_length=300, required=False, assume_scheme="https"
-    )
+class JudgeConfigForm(forms.Form):
+    """A configuration and the settings of its current version, edited together; saving
+    makes a new version only when a verdict setting changed (judge_config_save)."""
 
-    class Meta:
-        model = JudgeConfig
-        fields = [
-            "name",
-            "base_url",
-            "model",
-            "api_key_env",
-            "prompt",
-            "structured_output",
-            "temperature",
-            "seed",
-            "max_output_tokens",
-            "timeout_seconds",
-            "max_concurrency",
-            "requests_per_minute",
-            "max_attempts",
-            "backoff_seconds",
-            "price_prompt_per_1k",
-            "price_completion_per_1k",
-            "is_simulated",
-        ]
-
-    def __init__(self, *args, **kwargs) -> None:
+    def __init__(self, *args, config: JudgeConfig | None = None, **kwargs) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["prompt"].queryset = PromptTemplate.objects.filter(
-            kind=PromptTemplate.Kind.JUDGE
+        self.config = config
+        version_fields = fields_for_model(
+            JudgeVersion, fields=[f for f in VERSION_FIELDS if f != "base_url"]
         )
-        self.fields["prompt"].required = True
-        self.fields["prompt"].label = _("Prompt")
+        version_fields["base_url"] = forms.URLField(
+            label=_("base URL"), max_length=300, required=False, assume_scheme="https"
+        )
+        fields = {
+            **fields_for_model(JudgeConfig, fields=["name"]),
+            **{name: version_fields[name] for name in VERSION_FIELDS},
+            **fields_for_model(JudgeConfig, fields=CALL_FIELDS),
+        }
+        fields["prompt"].queryset = PromptTemplate.objects.filter(kind=PromptTemplate.Kind.JUDGE)
+        fields["prompt"].required = True
+        fields["prompt"].label = _("Prompt")
+        fields["note"] = forms.CharField(
+            label=_("What changed (kept with a new version)"), max_length=300, required=False
+        )
+        self.fields.update(fields)
+        if config is not None and not self.is_bound:
+            version = config.current_version
+            self.initial.update({name: getattr(config, name) for name in ["name", *CALL_FIELDS]})
+            if version is not None:
+                self.initial.update({name: getattr(version, name) for name in VERSION_FIELDS})
+
+    def clean_name(self) -> str:
+        name = self.cleaned_data["name"].strip()
+        taken = JudgeConfig.objects.filter(name=name)
+        if self.config is not None:
+            taken = taken.exclude(pk=self.config.pk)
+        if taken.exists():
+            raise forms.ValidationError(_("A judge configuration with this name exists."))
+        return name
 
     def clean_api_key_env(self) -> str:
         value = self.cleaned_data["api_key_env"].strip()
         try:
-            validate_key_variable_name(value)
-        except forms.ValidationError:
-            # Neither stored nor shown back on the page.
+            key_variable_check(value)
+        except EndpointRefused as exc:
+            # Neither stored nor shown back on the page: it may be a pasted key.
             self.data = self.data.copy()
             self.data["api_key_env"] = ""
-            raise
+            raise forms.ValidationError(str(exc)) from exc
         return value
+
+    def version_settings(self) -> VersionSettings:
+        return VersionSettings(**{name: self.cleaned_data[name] for name in VERSION_FIELDS})
+
+    def call_settings(self) -> CallSettings:
+        return CallSettings(**{name: self.cleaned_data[name] for name in CALL_FIELDS})
+
+    def hide_refused(self, errors: dict[str, str]) -> None:
+        """Attach the service's refusals to their fields; a refused key variable is neither
+        stored nor shown back on the page (it may be a pasted key)."""
+        for name, message in errors.items():
+            self.add_error(name if name in self.fields else None, message)
+        if "api_key_env" in errors:
+            self.data = self.data.copy()
+            self.data["api_key_env"] = ""
 
 
 class JudgeRunForm(forms.Form):
     benchmark = forms.ModelChoiceField(label=_("Benchmark"), queryset=Benchmark.objects.all())
     systems = forms.ModelMultipleChoiceField(
-        label=_("Systems"), queryset=System.objects.all(), widget=forms.CheckboxSelectMultiple
+        label=_("Systems"),
+        queryset=System.objects.all(),
+        widget=forms.CheckboxSelectMultiple,
+        required=False,
     )
     config = forms.ModelChoiceField(
-        label=_("Judge configuration"), queryset=JudgeConfig.objects.filter(prompt__isnull=False)
+        label=_("Judge configuration"),
+        queryset=JudgeConfig.objects.filter(
+            current_version__prompt__kind=PromptTemplate.Kind.JUDGE
+        ),
+    )
+    round = forms.ModelChoiceField(
+        label=_("Review round (judge exactly its items, on the rubric versions it froze)"),
+        queryset=ReviewRound.objects.all(),
+        required=False,
     )
     fresh_calls = forms.BooleanField(
         label=_("Make fresh calls (do not reuse answers to identical requests)"), required=False

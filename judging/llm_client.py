@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import httpx2  # the HTTP client of the pinned openai SDK
 import openai
 
+from judging.endpoints import EndpointRefused, base_url_check, key_variable_check
 from judging.prompting import JudgeRequest
 
 # The SDK logs request details at DEBUG; keep it quiet so nothing near a key is logged.
@@ -57,9 +58,14 @@ class CallFailed(Exception):
 
 
 def api_key(env_name: str) -> str:
-    """The key from the named environment variable; it is never stored or logged."""
+    """The key from the named environment variable; it is never stored or logged. A name
+    the rules refuse (judging/endpoints.py) is never read."""
     if not env_name:
         return NO_KEY
+    try:
+        key_variable_check(env_name)
+    except EndpointRefused as exc:
+        raise MissingApiKey(str(exc)) from exc
     value = os.environ.get(env_name, "")
     if not value:
         raise MissingApiKey(f"the environment variable {env_name} (the API key) is not set")
@@ -86,10 +92,16 @@ def _shared_tls_context() -> ssl.SSLContext:
 
 def client_new(*, base_url: str, api_key_env: str, timeout: float) -> openai.OpenAI:
     """A client with its own connection pool. Lanes each keep one: threads sharing one
-    pool queue on its lock (with 32 lanes in a process, a tenth of a second a call)."""
+    pool queue on its lock (with 32 lanes in a process, a tenth of a second a call). An
+    endpoint the rules refuse gets no client, so no key is sent there."""
+    try:
+        base_url_check(base_url)
+        key = api_key(api_key_env)
+    except (EndpointRefused, MissingApiKey) as exc:
+        raise CallFailed("connection", str(exc), retryable=False) from exc
     return openai.OpenAI(
         base_url=base_url or None,
-        api_key=api_key(api_key_env),
+        api_key=key,
         timeout=timeout,
         max_retries=0,
         http_client=openai.DefaultHttpxClient(verify=_shared_tls_context()),

@@ -17,5 +17,6 @@ urlpatterns = [
         name="rubric-saturated",
     ),
     path("judging/configs/new/", runs.config_edit, name="judge-config-new"),
-    path("judging/configs/<int:config_id>/", runs.config_edit, name="judge-config-edit"),
+    path("judging/configs/<int:config_id>/", runs.config_detail, name="judge-config"),
+    path("judging/configs/<int:config_id>/edit/", runs.config_edit, name="judge-config-edit"),
 ]

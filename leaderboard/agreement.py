@@ -15,6 +15,7 @@ from leaderboard.stats import (
     DEFAULT_SEED,
     Interval,
     Stat,
+    agreement_binomial_log10_p,
     agreement_binomial_test,
     binary_confusion,
     cluster_bootstrap_agreement,
@@ -48,22 +49,30 @@ class Unit(NamedTuple):
     difficulty: str
     scenario: str
     system: str
-    judge: bool | None  # None: the judge has no verdict (a failed call)
+    judge: bool | None  # None: the judge has no verdict (see `no_verdict`)
     votes: tuple[tuple[Hashable, bool], ...]  # (rater, hit), the raters' current votes
+    # Why there is no judge verdict, when there is none: the call failed, the run did not
+    # judge this response, or it judged it on another rubric version than the round froze.
+    no_verdict: str = "failed"
+
+
+# The reasons a unit has no judge verdict, as `Unit.no_verdict` names them.
+FAILED, NOT_JUDGED, OTHER_VERSION = "failed", "not_judged", "other_version"
 
 
 def _stat(stat: Stat, report_undefined: dict, name: str) -> float | None:
+    """The value at full precision (pages round it), or None with the reason recorded."""
     if stat.value is None:
         report_undefined[name] = stat.reason
         return None
-    return round(stat.value, 4)
+    return stat.value
 
 
 def _interval(interval: Interval, report_undefined: dict, name: str) -> list | None:
     if interval.low is None:
         report_undefined[name] = interval.reason
         return None
-    return [round(interval.low, 4), round(interval.high, 4)]
+    return [interval.low, interval.high]
 
 
 @dataclass(frozen=True)
@@ -192,10 +201,14 @@ def agreement_report(
         else None
     )
     confusion = binary_confusion(judge, human)
+    unjudged = majority & ~with_judge
+    reasons = np.array([unit.no_verdict for unit in units], dtype=object)
     excluded = {
         "ties": int(np.count_nonzero(encoded.tie)),
         "no_consensus": int(np.count_nonzero(encoded.votes == 0)),
-        "judge_missing": int(np.count_nonzero(majority & ~with_judge)),
+        "judge_failed": int(np.count_nonzero(unjudged & (reasons == FAILED))),
+        "judge_missing": int(np.count_nonzero(unjudged & (reasons == NOT_JUDGED))),
+        "judge_other_version": int(np.count_nonzero(unjudged & (reasons == OTHER_VERSION))),
     }
     report = {
         "units": n,
@@ -219,10 +232,16 @@ def agreement_report(
         "binomial_p": _stat(agreement_binomial_test(agree, n, threshold), undefined, "binomial_p")
         if n
         else None,
+        "binomial_log10_p": _stat(
+            agreement_binomial_log10_p(agree, n, threshold), undefined, "binomial_log10_p"
+        )
+        if n
+        else None,
         "humans": _human_statistics(encoded, undefined),
     }
     if not n:
         undefined["binomial_p"] = "no units with both a consensus and a judge verdict"
+        undefined["binomial_log10_p"] = "no units with both a consensus and a judge verdict"
         undefined.setdefault("bootstrap_95", "no units with both a consensus and a judge verdict")
     report["gate"] = gate(report, threshold=threshold, rule=rule)
     for name, attribute in (
@@ -336,8 +355,8 @@ def _by_rater(encoded: _Encoded, undefined: dict) -> dict:
             continue
         result[str(rater)] = {
             "units": b,
-            "agreement_with_others": round(agreed[i] / a, 4) if a else None,
-            "judge_agreement": round(judge_agreed[i] / b, 4) if b else None,
+            "agreement_with_others": agreed[i] / a if a else None,
+            "judge_agreement": judge_agreed[i] / b if b else None,
         }
         if not a:
             undefined[f"by_rater.{rater}"] = "no unit where the other raters have a majority"

@@ -1,18 +1,92 @@
-from django.shortcuts import get_object_or_404
+"""The agreement report, leaderboards, gate evaluations and publishing over the API, with
+the same selectors, services and refusals as the pages and the commands."""
+
+from django.http import Http404
+from django.utils.translation import gettext as _
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
-from rest_framework import status
+from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response as ApiResponse
 from rest_framework.views import APIView
 
 from accounts.access import HasPermission
-from annotation.models import ReviewRound
-from judging.models import JudgeRun
+from annotation.selectors.benchmarks import benchmark_get
 from judging.scoring import Profile
-from judging.selectors.stored_scores import stored_leaderboard_rows
-from leaderboard.agreement import GateRule, agreement_report
-from leaderboard.selectors.agreement import agreement_units
-from leaderboard.services.gate import gate_policy
+from leaderboard.bundles.download import bundle_response
+from leaderboard.models import GateEvaluation, LeaderboardSnapshot
+from leaderboard.selectors.boards import BoardNotFound, board_runs, judge_version_header
+from leaderboard.selectors.evidence import (
+    EvidenceNotFound,
+    agreement_evidence,
+    evidence_header,
+)
+from leaderboard.selectors.stored_scores import stored_leaderboard_rows
+from leaderboard.services.gate import (
+    EvaluationRefused,
+    PublishRefused,
+    gate_evaluate,
+    leaderboard_publish,
+)
+
+PROFILES = [p.value for p in Profile]
+
+
+def _bad(detail) -> ApiResponse:
+    return ApiResponse(detail, status=status.HTTP_400_BAD_REQUEST)
+
+
+def _judge_version(version) -> dict:
+    return judge_version_header(version)
+
+
+class EvaluationOutput(serializers.ModelSerializer):
+    round = serializers.CharField(source="round.name")
+    judge_version = serializers.SerializerMethodField()
+    evaluated_by = serializers.CharField(source="evaluated_by.get_username", default=None)
+
+    class Meta:
+        model = GateEvaluation
+        fields = [
+            "id",
+            "round",
+            "run",
+            "judge_version",
+            "threshold",
+            "rule",
+            "passed",
+            "units",
+            "agreement",
+            "lower_bound",
+            "upper_bound",
+            "evaluated_by",
+            "created",
+        ]
+
+    def get_judge_version(self, evaluation: GateEvaluation) -> dict:
+        return _judge_version(evaluation.judge_version)
+
+
+class SnapshotOutput(serializers.ModelSerializer):
+    judge_version = serializers.SerializerMethodField()
+    runs = serializers.PrimaryKeyRelatedField(many=True, read_only=True)
+    published_by = serializers.CharField(source="published_by.get_username")
+
+    class Meta:
+        model = LeaderboardSnapshot
+        fields = [
+            "id",
+            "profile",
+            "judge_version",
+            "runs",
+            "gate",
+            "rubric_changes",
+            "rows",
+            "published_by",
+            "created",
+        ]
+
+    def get_judge_version(self, snapshot: LeaderboardSnapshot) -> dict:
+        return _judge_version(snapshot.judge_version)
 
 
 class AgreementReport(APIView):
@@ -23,54 +97,201 @@ class AgreementReport(APIView):
 
     @extend_schema(
         parameters=[
-            OpenApiParameter("round", int, required=True),
-            OpenApiParameter("run", int, required=True),
+            OpenApiParameter("round", str, description="id or name; default: the newest"),
+            OpenApiParameter(
+                "run", str, description="id or 'latest' (the newest run covering the round)"
+            ),
+            OpenApiParameter(
+                "judge", str, description="a judge's name: its current version's finished runs"
+            ),
         ],
         responses={200: OpenApiResponse(description="the report (see the README)")},
     )
     def get(self, request: Request, slug: str) -> ApiResponse:
-        ids = [request.query_params.get(name, "") for name in ("round", "run")]
-        if not all(value.isdigit() for value in ids):
-            return ApiResponse(
-                {"detail": "give 'round' and 'run' as ids"}, status=status.HTTP_400_BAD_REQUEST
+        benchmark = benchmark_get(slug=slug)
+        try:
+            evidence = agreement_evidence(
+                benchmark=benchmark,
+                round_ref=request.query_params.get("round", ""),
+                run_ref=request.query_params.get("run", ""),
+                judge=request.query_params.get("judge", ""),
             )
-        round_ = get_object_or_404(ReviewRound, pk=int(ids[0]), benchmark__slug=slug)
-        run = get_object_or_404(JudgeRun, pk=int(ids[1]), benchmark__slug=slug)
-        policy = gate_policy(benchmark=round_.benchmark)
-        report = agreement_report(
-            agreement_units(round_=round_, run=run),
-            threshold=policy.threshold,
-            rule=GateRule(policy.rule),
-        )
-        return ApiResponse({"round": round_.name, "judge_run": run.pk, **report})
+        except EvidenceNotFound as exc:
+            return _bad({"detail": str(exc)})
+        if evidence.report is None:
+            return ApiResponse({"detail": evidence.problem}, status=status.HTTP_404_NOT_FOUND)
+        return ApiResponse({**evidence_header(evidence), **evidence.report})
+
+
+def _board_from(request: Request, benchmark, data):
+    runs_given = data.getlist("run") if hasattr(data, "getlist") else data.get("runs") or []
+    if isinstance(runs_given, (str, int)):
+        runs_given = [runs_given]
+    if not all(str(value).isdigit() for value in runs_given):
+        raise serializers.ValidationError({"runs": [_("Give runs by their ids.")]})
+    return board_runs(
+        benchmark=benchmark,
+        judge=str(data.get("judge", "") or ""),
+        runs=[int(value) for value in runs_given],
+    )
 
 
 class Leaderboard(APIView):
-    """Scores of a judge run's systems (unpublished: any finished run)."""
+    """Scores of a judge version's systems (unpublished), as in the leaderboard command."""
 
     permission_classes = [HasPermission]
     required_permission = "annotation.view_benchmark"
 
     @extend_schema(
         parameters=[
-            OpenApiParameter("run", int, required=True),
-            OpenApiParameter("profile", str, enum=[p.value for p in Profile]),
+            OpenApiParameter("judge", str, description="configuration name"),
+            OpenApiParameter("run", int, many=True, description="run ids (repeatable)"),
+            OpenApiParameter("profile", str, enum=PROFILES),
         ],
         responses={200: OpenApiResponse(description="rows as in the leaderboard command")},
     )
     def get(self, request: Request, slug: str) -> ApiResponse:
-        run_id = request.query_params.get("run", "")
+        benchmark = benchmark_get(slug=slug)
         profile = request.query_params.get("profile", Profile.HEARTBENCH)
-        if not run_id.isdigit() or profile not in {p.value for p in Profile}:
-            return ApiResponse(
-                {"detail": "give 'run' as an id and 'profile' as heartbench or heartbench-code"},
-                status=status.HTTP_400_BAD_REQUEST,
-            )
-        run = get_object_or_404(JudgeRun, pk=int(run_id), benchmark__slug=slug)
+        if profile not in PROFILES:
+            return _bad({"profile": [_("Use heartbench or heartbench-code.")]})
+        try:
+            board = _board_from(request, benchmark, request.query_params)
+        except BoardNotFound as exc:
+            raise Http404(str(exc)) from exc
         return ApiResponse(
             {
-                "run": run.pk,
+                "benchmark": benchmark.slug,
+                "runs": board.run_ids,
+                "judge_version": _judge_version(board.judge_version)
+                if board.judge_version
+                else None,
                 "profile": profile,
-                "systems": stored_leaderboard_rows(run=run, profile=profile),
+                "systems": stored_leaderboard_rows(board=board, profile=profile),
             }
         )
+
+
+class GateEvaluationInput(serializers.Serializer):
+    round = serializers.CharField(max_length=100)
+    run = serializers.CharField(max_length=20, default="latest")
+    judge = serializers.CharField(max_length=100, default="", allow_blank=True)
+
+
+class GateEvaluations(APIView):
+    """Recorded gate evaluations of a benchmark (GET), and recording one (POST)."""
+
+    permission_classes = [HasPermission]
+    required_permissions = {"GET": "annotation.view_consensus", "POST": "leaderboard.record_gate"}
+
+    @extend_schema(responses=EvaluationOutput(many=True))
+    def get(self, request: Request, slug: str) -> ApiResponse:
+        benchmark = benchmark_get(slug=slug)
+        evaluations = GateEvaluation.objects.filter(benchmark=benchmark).select_related(
+            "round", "judge_version__config", "evaluated_by"
+        )[:100]
+        return ApiResponse(EvaluationOutput(evaluations, many=True).data)
+
+    @extend_schema(
+        request=GateEvaluationInput,
+        responses={201: EvaluationOutput, 409: OpenApiResponse(description="refused, with why")},
+    )
+    def post(self, request: Request, slug: str) -> ApiResponse:
+        benchmark = benchmark_get(slug=slug)
+        data = GateEvaluationInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        try:
+            evidence = agreement_evidence(
+                benchmark=benchmark,
+                round_ref=data.validated_data["round"],
+                run_ref=data.validated_data["run"],
+                judge=data.validated_data["judge"],
+            )
+        except EvidenceNotFound as exc:
+            return _bad({"detail": str(exc)})
+        try:
+            evaluation = gate_evaluate(evidence=evidence, user=request.user)
+        except EvaluationRefused as exc:
+            return ApiResponse({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
+        return ApiResponse(
+            {**EvaluationOutput(evaluation).data, "report": evaluation.report},
+            status=status.HTTP_201_CREATED,
+        )
+
+
+class PublishInput(serializers.Serializer):
+    judge = serializers.CharField(max_length=100, required=False, default="")
+    runs = serializers.ListField(
+        child=serializers.IntegerField(min_value=1, max_value=2**63 - 1),
+        required=False,
+        default=list,
+        max_length=1000,
+    )
+    profile = serializers.ChoiceField(choices=PROFILES, default=Profile.HEARTBENCH.value)
+
+
+class Leaderboards(APIView):
+    """Published leaderboards of a benchmark (GET), and publishing one (POST: a judge's
+    board or the given runs'; 409 with the reason when the gate policy refuses)."""
+
+    permission_classes = [HasPermission]
+    required_permissions = {
+        "GET": "annotation.view_benchmark",
+        "POST": "leaderboard.publish_leaderboard",
+    }
+
+    @extend_schema(responses=SnapshotOutput(many=True))
+    def get(self, request: Request, slug: str) -> ApiResponse:
+        benchmark = benchmark_get(slug=slug)
+        snapshots = (
+            LeaderboardSnapshot.objects.filter(benchmark=benchmark)
+            .select_related("judge_version__config", "published_by")
+            .prefetch_related("runs")[:100]
+        )
+        return ApiResponse(SnapshotOutput(snapshots, many=True).data)
+
+    @extend_schema(
+        request=PublishInput,
+        responses={201: SnapshotOutput, 409: OpenApiResponse(description="refused, with why")},
+    )
+    def post(self, request: Request, slug: str) -> ApiResponse:
+        benchmark = benchmark_get(slug=slug)
+        data = PublishInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        try:
+            board = board_runs(
+                benchmark=benchmark,
+                judge=data.validated_data["judge"],
+                runs=data.validated_data["runs"],
+            )
+        except BoardNotFound as exc:
+            return _bad({"detail": str(exc)})
+        try:
+            snapshot = leaderboard_publish(
+                board=board, profile=data.validated_data["profile"], user=request.user
+            )
+        except PublishRefused as exc:
+            evaluation = exc.decision.evaluation
+            return ApiResponse(
+                {
+                    "detail": exc.message,
+                    "refusal": str(exc.decision.refusal),
+                    "evaluation": evaluation.id if evaluation else None,
+                },
+                status=status.HTTP_409_CONFLICT,
+            )
+        return ApiResponse(SnapshotOutput(snapshot).data, status=status.HTTP_201_CREATED)
+
+
+class SnapshotBundle(APIView):
+    """A published leaderboard's evidence bundle (zip), as the page downloads it."""
+
+    permission_classes = [HasPermission]
+    required_permission = "leaderboard.export_data"
+
+    @extend_schema(responses={(200, "application/zip"): OpenApiResponse(description="zip file")})
+    def get(self, request: Request, slug: str, snapshot_id: int):
+        snapshot = LeaderboardSnapshot.objects.filter(pk=snapshot_id, benchmark__slug=slug).first()
+        if snapshot is None:
+            raise Http404
+        return bundle_response(snapshot)

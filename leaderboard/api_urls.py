@@ -6,6 +6,21 @@ urlpatterns = [
     path("benchmarks/<slug:slug>/agreement/", api.AgreementReport.as_view(), name="api-agreement"),
     path("benchmarks/<slug:slug>/leaderboard/", api.Leaderboard.as_view(), name="api-leaderboard"),
     path(
+        "benchmarks/<slug:slug>/gate-evaluations/",
+        api.GateEvaluations.as_view(),
+        name="api-gate-evaluations",
+    ),
+    path(
+        "benchmarks/<slug:slug>/leaderboards/",
+        api.Leaderboards.as_view(),
+        name="api-leaderboards",
+    ),
+    path(
+        "benchmarks/<slug:slug>/leaderboards/<int:snapshot_id>/bundle",
+        api.SnapshotBundle.as_view(),
+        name="api-leaderboard-bundle",
+    ),
+    path(
         "benchmarks/<slug:slug>/export-jobs/",
         api_export_jobs.ExportJobCollection.as_view(),
         name="api-export-job-list",

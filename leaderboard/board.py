@@ -1,7 +1,7 @@
 """The leaderboard as the pages show it: the same rows (live or stored in a snapshot) turned
 into the ranking, the ability heatmap grouped by category, the category and scene tables.
 
-Rows come from `judging.selectors.scores.leaderboard_rows`; snapshots published before a
+Rows come from `leaderboard.selectors.scores.leaderboard_rows`; snapshots published before a
 field existed simply lack it, so every field is read with a default.
 """
 
@@ -9,7 +9,7 @@ from typing import Any
 
 from django.utils.translation import gettext as _
 
-from judging.selectors.scores import heatmap_columns
+from leaderboard.selectors.scores import heatmap_columns
 from leaderboard.wording import reason_text, scene_name
 
 # Sequential blue scale: lightness falls from LIGHTEST (score 0) to DARKEST (score 100).

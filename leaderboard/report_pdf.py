@@ -8,6 +8,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from xml.sax.saxutils import escape
 
+from django.utils import timezone
+from django.utils.formats import date_format
 from django.utils.translation import gettext as _
 from reportlab.lib import colors
 from reportlab.lib.enums import TA_LEFT
@@ -84,6 +86,18 @@ def _number(value: float | None, reason: str | None) -> str:
     if value is None:
         return _("undefined: %(reason)s") % {"reason": reason_text(reason) or _("no value")}
     return f"{value:.4f}".rstrip("0").rstrip(".") if value != 0 else "0"
+
+
+def _p_value(report: dict, undefined: dict) -> str:
+    """As the page writes it: "p < 0.001" for tiny values, the exact value beside it."""
+    p, log10 = report.get("binomial_p"), report.get("binomial_log10_p")
+    if p is None and log10 is not None:
+        return f"p < 10^{round(log10)}"
+    if p is None:
+        return "p = " + _number(None, undefined.get("binomial_p"))
+    if p < 0.001:
+        return f"p < 0.001 (p = {p:.3g})"
+    return f"p = {p:.3f}"
 
 
 def system_hit_rates(units: Sequence[Unit]) -> list[tuple[str, float | None, float | None]]:
@@ -170,7 +184,7 @@ def agreement_pdf_bytes(
     verdict_style = ParagraphStyle(
         "gate", parent=H2, textColor=PASSED if gate["passed"] else FAILED, fontSize=14
     )
-    point = report["percent_agreement"]
+    point, excluded = report["percent_agreement"], report["excluded"]
     agreement = (
         _pct(point) if point is not None else _number(None, undefined.get("percent_agreement"))
     )
@@ -191,16 +205,19 @@ def agreement_pdf_bytes(
         },
         _("Rule: %(rule)s (threshold %(threshold)s)")
         % {"rule": gate_rule_text(gate), "threshold": _pct(gate["threshold"])},
-        _("One-sided binomial test of agreement above the threshold: p = %(p)s")
-        % {"p": _number(report["binomial_p"], undefined.get("binomial_p"))},
+        _("One-sided binomial test of agreement above the threshold: %(p)s")
+        % {"p": _p_value(report, undefined)},
         _(
-            "Excluded: %(ties)s ties, %(none)s without a consensus (no votes), "
-            "%(missing)s without a judge verdict (failed calls)."
+            "Excluded: %(ties)s ties, %(none)s without votes, %(failed)s whose judge call "
+            "failed, %(missing)s not judged in this run, %(other)s judged on a different "
+            "rubric version."
         )
         % {
-            "ties": report["excluded"]["ties"],
-            "none": report["excluded"]["no_consensus"],
-            "missing": report["excluded"]["judge_missing"],
+            "ties": excluded["ties"],
+            "none": excluded["no_consensus"],
+            "failed": excluded.get("judge_failed", 0),
+            "missing": excluded["judge_missing"],
+            "other": excluded.get("judge_other_version", 0),
         },
     ]
     if gate.get("reason"):
@@ -361,3 +378,18 @@ def _footer(ident: Identification):
         canvas.restoreState()
 
     return draw
+
+
+def agreement_pdf_of(evidence) -> bytes:
+    """The PDF of an agreement evidence's report (leaderboard.selectors.evidence), as the
+    page shows it."""
+    benchmark, round_, run = evidence.benchmark, evidence.round, evidence.run
+    ident = Identification(
+        benchmark=f"{benchmark.name} ({benchmark.slug})",
+        round=round_.name,
+        run=f"#{run.pk} · {run.judge_version.label}",
+        generated_at=date_format(timezone.localtime(), "Y-m-d H:i T"),
+    )
+    return agreement_pdf_bytes(
+        evidence.report, ident=ident, systems=system_hit_rates(evidence.units)
+    )

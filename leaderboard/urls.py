@@ -21,4 +21,9 @@ urlpatterns = [
         leaderboard.snapshot_page,
         name="leaderboard-snapshot",
     ),
+    path(
+        "benchmarks/<slug:slug>/leaderboard/published/<int:snapshot_id>/bundle.zip",
+        leaderboard.snapshot_bundle,
+        name="leaderboard-bundle",
+    ),
 ]

@@ -14,12 +14,19 @@ import re
 from django.utils.translation import get_language, gettext_lazy, gettext_noop
 from django.utils.translation import gettext as _
 
+from leaderboard.gate_policy import Refusal
+
 SENTENCES = frozenset(
     (
         # statistics (leaderboard/stats/, leaderboard/agreement.py)
         gettext_noop("no units"),
         gettext_noop("no units, so there is no proportion to bound"),
         gettext_noop("no units, so there is nothing to test"),
+        gettext_noop(
+            "the p-value is below the smallest number stored here (about 1e-308); its "
+            "base-10 logarithm is given instead"
+        ),
+        gettext_noop("the p-value is exactly 0, which has no logarithm"),
         gettext_noop("no units with both a judge verdict and a human consensus"),
         gettext_noop("no units with both a consensus and a judge verdict"),
         gettext_noop("agreement is undefined: no units"),
@@ -152,3 +159,73 @@ def group_label(value, key: str) -> str:
         return text
     english, chinese = names
     return chinese if (get_language() or "").startswith("zh") and chinese else english
+
+
+def _percent(value: float | None) -> str:
+    return "—" if value is None else f"{100 * value:.1f}%"
+
+
+def refusal_text(decision, evaluation=None, judge: str = "") -> str:
+    """Why the gate policy refused to publish (a `gate_policy.Decision`), naming the
+    evaluation it looked at."""
+    refusal = decision.refusal
+    if refusal == Refusal.NO_RUNS:
+        return _("There is no finished judge run to publish.")
+    if refusal == Refusal.MIXED_VERSIONS:
+        return _(
+            "These runs come from different judge versions; a leaderboard is published from "
+            "the runs of one version, the one the gate evaluated."
+        )
+    if refusal == Refusal.RUNS_UNFINISHED:
+        return _("Only finished runs can be published.")
+    if refusal == Refusal.NOT_EVALUATED:
+        return _(
+            "%(judge)s has not been checked against the experts on this benchmark: record a "
+            "gate evaluation of one of its runs on a review round first."
+        ) % {"judge": judge or _("This judge version")}
+    values = {
+        "id": evaluation.pk,
+        "round": evaluation.round.name,
+        "run": evaluation.run_id,
+        "judge": evaluation.judge_version.label,
+    }
+    if refusal == Refusal.FAILED:
+        return _(
+            "%(judge)s failed the gate: evaluation #%(id)d (round %(round)s, run #%(run)d) "
+            "found agreement %(a)s on %(n)d units, threshold %(t)s (%(rule)s). Only a pass "
+            "on a round opened later can overturn it."
+        ) % {
+            **values,
+            "a": _percent(evaluation.agreement),
+            "n": evaluation.units,
+            "t": _percent(evaluation.threshold),
+            "rule": evaluation.get_rule_display(),
+        }
+    if refusal == Refusal.RUBRICS_CHANGED:
+        return _(
+            "%(n)d cases of this board were judged on rubric versions that changed since the "
+            "round %(round)s of evaluation #%(id)d. Evaluate the judge on a newer round, or "
+            "allow such boards in the benchmark's gate settings."
+        ) % {**values, "n": decision.rubric_changes}
+    return ""
+
+
+def validation_text(evaluation, rubric_changes: int = 0) -> str:
+    """What a published board rests on, in one sentence."""
+    text = _(
+        "Validated by gate evaluation #%(id)d: %(judge)s agreed with the experts' majority on "
+        "%(a)s of %(n)d units of the round %(round)s (threshold %(t)s, %(rule)s)."
+    ) % {
+        "id": evaluation.pk,
+        "judge": evaluation.judge_version.label,
+        "a": _percent(evaluation.agreement),
+        "n": evaluation.units,
+        "round": evaluation.round.name,
+        "t": _percent(evaluation.threshold),
+        "rule": evaluation.get_rule_display(),
+    }
+    if rubric_changes:
+        text += " " + _(
+            "Note: %(n)d cases were judged on rubric versions that changed since that round."
+        ) % {"n": rubric_changes}
+    return text

@@ -126,3 +126,39 @@ def broker_down():
         broker_url=f"redis://concord:s3cret-pass@127.0.0.1:{port}/0", task_always_eager=False
     ):
         yield f"redis://127.0.0.1:{port}/0"
+
+
+def judge_config(**values):
+    """A judge configuration with its first version, through the service pages use."""
+    from judging.services.judge_versions import CallSettings, VersionSettings, judge_config_save
+
+    version_fields = set(VersionSettings.__dataclass_fields__)
+    call_fields = set(CallSettings.__dataclass_fields__)
+    name = values.pop("name", "judge")
+    config, _version, _ = judge_config_save(
+        name=name,
+        settings=VersionSettings(**{k: v for k, v in values.items() if k in version_fields}),
+        calls=CallSettings(**{k: v for k, v in values.items() if k in call_fields}),
+    )
+    unknown = set(values) - version_fields - call_fields
+    assert not unknown, f"not a judge setting: {unknown}"
+    return config
+
+
+def board_of(*runs):
+    """The leaderboard of exactly these runs."""
+    from leaderboard.selectors.boards import board_runs
+
+    return board_runs(benchmark=runs[0].benchmark, runs=[run.pk for run in runs])
+
+
+def evidence_of(round_, run=None, **options):
+    """The agreement evidence of a round and a run (or `latest`)."""
+    from leaderboard.selectors.evidence import agreement_evidence
+
+    return agreement_evidence(
+        benchmark=round_.benchmark,
+        round_ref=str(round_.pk),
+        run_ref=str(run.pk) if run is not None else "latest",
+        **options,
+    )

@@ -35,7 +35,7 @@ from judging.models import JudgeRun
 from judging.services.judgments_import import judgments_import
 from leaderboard.models import ExportJob, GateEvaluation, LeaderboardSnapshot
 from leaderboard.services.export_jobs import export_job_run
-from tests.conftest import PASSWORD, jsonl_bytes, lines, question
+from tests.conftest import PASSWORD, evidence_of, jsonl_bytes, lines, question
 
 ANONYMOUS = "anonymous"
 NO_ROLE = "no role"
@@ -109,6 +109,7 @@ EXPECTED: dict[str, frozenset[str]] = {
     "judge-run-control": MANAGERS,
     "rubric-saturated": READERS,
     "judge-config-new": MANAGERS,
+    "judge-config": READERS,
     "judge-config-edit": MANAGERS,
     # leaderboard (a researcher may record a gate evaluation, never publish)
     "agreement": CONSENSUS,
@@ -117,6 +118,7 @@ EXPECTED: dict[str, frozenset[str]] = {
     "leaderboard": READERS,
     "leaderboard-publish": MANAGERS,
     "leaderboard-snapshot": READERS,
+    "leaderboard-bundle": CONSENSUS,
     # research downloads (leaderboard.export_data)
     "exports": CONSENSUS,
     "export-download": CONSENSUS,
@@ -167,6 +169,9 @@ EXPECTED: dict[str, frozenset[str]] = {
     # API: agreement and leaderboard
     "api-agreement": CONSENSUS,
     "api-leaderboard": READERS,
+    "api-gate-evaluations": CONSENSUS,
+    "api-leaderboards": READERS,
+    "api-leaderboard-bundle": CONSENSUS,
     # API: export jobs (leaderboard.export_data)
     "api-export-job-list": CONSENSUS,
     "api-export-job-detail": CONSENSUS,
@@ -201,6 +206,8 @@ WRITES: dict[tuple[str, str], frozenset[str]] = {
     ("api-judge-config-detail", "PUT"): MANAGERS,
     ("api-judge-run-list", "POST"): MANAGERS,
     ("api-export-job-list", "POST"): CONSENSUS,
+    ("api-gate-evaluations", "POST"): CONSENSUS,
+    ("api-leaderboards", "POST"): MANAGERS,
     ("api-review-manage-rounds", "POST"): MANAGERS,
     ("api-review-manage-guidelines", "PUT"): MANAGERS,
     ("review-round-new", "POST"): MANAGERS,
@@ -255,6 +262,8 @@ NOT_200: dict[str, tuple[set[int], str]] = {
     "api-judge-config-detail": ({400}, "PUT: an empty configuration (PATCH of nothing is 200)"),
     "api-judge-run-list": ({400}, "POST: no benchmark, systems or config"),
     "api-export-job-list": ({400}, "POST: no kind or format"),
+    "api-gate-evaluations": ({400}, "POST: no round given"),
+    "api-leaderboards": ({201, 409}, "POST: the newest judge's board, published or refused"),
 }
 
 # Patterns left out, with the reason.
@@ -372,22 +381,23 @@ def world(db, settings, tmp_path):
         benchmark=benchmark,
         round=round_,
         run=run,
-        config=run.config,
+        judge_version=run.judge_version,
         threshold=0.8,
         rule="point",
         passed=True,
         units=0,
-        report={},
+        report=evidence_of(round_, run).report,
         evaluated_by=users[COORDINATOR],
     )
     snapshot = LeaderboardSnapshot.objects.create(
         benchmark=benchmark,
-        run=run,
+        judge_version=run.judge_version,
         gate=gate,
         profile="heartbench",
         rows=[],
         published_by=users[COORDINATOR],
     )
+    snapshot.runs.set([run])
     settings.EXPORT_ROOT = tmp_path / "exports"
     job = ExportJob.objects.create(benchmark=benchmark, kind="votes", format="csv", round=round_)
     assert export_job_run(job_id=job.pk) == "done"
@@ -403,8 +413,8 @@ def world(db, settings, tmp_path):
         "assignment_id": assignment.pk,
         "item_id": assignment.item_id,
         "run_id": run.pk,
-        "pk": run.config_id,
-        "config_id": run.config_id,
+        "pk": run.judge_version.config_id,
+        "config_id": run.judge_version.config_id,
         "snapshot_id": snapshot.pk,
         "job_id": job.pk,
         "kind": "tidy",

@@ -169,6 +169,15 @@ SPECTACULAR_SETTINGS = {
     },
 }
 
+# Judge endpoints (judging/endpoints.py): which environment variables may hold a judge's
+# API key, which hosts requests may go to, and whether loopback and private addresses may.
+JUDGE_KEY_VARIABLES = env.str(
+    "CONCORD_JUDGE_KEY_VARIABLES", default=r"OPENAI_API_KEY|CONCORD_JUDGE_KEY_[A-Z0-9_]+"
+)
+JUDGE_BASE_URLS = env.list("CONCORD_JUDGE_BASE_URLS", default=[])
+JUDGE_BASE_URLS_REQUIRED = False
+JUDGE_ALLOW_PRIVATE_URLS = env.bool("CONCORD_JUDGE_ALLOW_PRIVATE_URLS", default=True)
+
 CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default="filesystem://")
 # The filesystem transport needs no server: producer and workers exchange messages through
 # a folder, which is enough for one machine.

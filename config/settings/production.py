@@ -11,6 +11,11 @@ ALLOWED_HOSTS = env.list("ALLOWED_HOSTS")
 # that on one machine; several web machines set CACHE_URL=redis://host:6379/N.
 CACHES = {"default": env.cache("CACHE_URL", default=f"filecache://{VAR_DIR / 'cache'}")}
 
+# Judge requests go only to hosts the operator lists, and never to private addresses
+# unless allowed (judging/endpoints.py).
+JUDGE_BASE_URLS_REQUIRED = True
+JUDGE_ALLOW_PRIVATE_URLS = env.bool("CONCORD_JUDGE_ALLOW_PRIVATE_URLS", default=False)
+
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 SECURE_SSL_REDIRECT = env.bool("SECURE_SSL_REDIRECT", default=True)
 # Load balancers and monitors probe the health endpoint over plain HTTP on the host itself.

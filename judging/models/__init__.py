@@ -1,6 +1,6 @@
 from judging.models.config import JudgeConfig, PromptTemplate
 from judging.models.runs import JudgeAttempt, JudgeLane, JudgeRun, JudgeTask, Verdict
-from judging.models.scores import StoredLeaderboard
+from judging.models.versions import JudgeVersion
 
 __all__ = [
     "JudgeAttempt",
@@ -8,7 +8,7 @@ __all__ = [
     "JudgeLane",
     "JudgeRun",
     "JudgeTask",
+    "JudgeVersion",
     "PromptTemplate",
-    "StoredLeaderboard",
     "Verdict",
 ]

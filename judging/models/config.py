@@ -1,5 +1,5 @@
 from django.conf import settings
-from django.core.validators import MaxValueValidator, MinValueValidator
+from django.core.validators import MinValueValidator
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
@@ -38,23 +38,19 @@ class PromptTemplate(ImmutableModel):
 
 
 class JudgeConfig(models.Model):
-    """How to call a judge (or a candidate model). The API key itself is never stored:
-    only the name of the environment variable that holds it."""
+    """A named judge (or candidate model) and how to call it. What it says is fixed by its
+    versions (`JudgeVersion`: model, endpoint, prompt, sampling); what is kept here only
+    decides how the calls are made (key, pace, retries, prices) and never changes a verdict,
+    so it may be edited in place. The API key itself is never stored: only the name of the
+    environment variable that holds it."""
 
     name = models.CharField(_("name"), max_length=100, unique=True)
-    base_url = models.URLField(_("base URL"), max_length=300, blank=True)
-    model = models.CharField(_("model"), max_length=200)
     api_key_env = models.CharField(
         _("API key environment variable"),
         max_length=100,
         blank=True,
         help_text=_("Name of the environment variable holding the key, e.g. OPENAI_API_KEY."),
     )
-    temperature = models.FloatField(
-        _("temperature"), default=0.0, validators=[MinValueValidator(0), MaxValueValidator(2)]
-    )
-    seed = models.IntegerField(_("seed"), null=True, blank=True)
-    max_output_tokens = models.PositiveIntegerField(_("max output tokens"), default=4096)
     timeout_seconds = models.FloatField(_("timeout (s)"), default=120.0)
     max_concurrency = models.PositiveIntegerField(
         _("max concurrent requests"), default=8, validators=[MinValueValidator(1)]
@@ -73,14 +69,6 @@ class JudgeConfig(models.Model):
             "Retry-After is honoured."
         ),
     )
-    structured_output = models.BooleanField(
-        _("use structured output (json_schema)"),
-        default=True,
-        help_text=_("Turn off for endpoints that reject response_format json_schema."),
-    )
-    prompt = models.ForeignKey(
-        PromptTemplate, on_delete=models.PROTECT, related_name="configs", null=True, blank=True
-    )
     price_prompt_per_1k = models.DecimalField(
         _("price per 1k prompt tokens"), max_digits=10, decimal_places=6, default=0
     )
@@ -88,6 +76,15 @@ class JudgeConfig(models.Model):
         _("price per 1k completion tokens"), max_digits=10, decimal_places=6, default=0
     )
     is_simulated = models.BooleanField(_("simulated provider"), default=False)
+    # The version new runs use: the newest, unless an edit went back to an earlier
+    # version's settings (that version is then current again; none is ever duplicated).
+    current_version = models.ForeignKey(
+        "judging.JudgeVersion",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
     created = models.DateTimeField(auto_now_add=True)
 
     class Meta:

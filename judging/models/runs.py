@@ -4,6 +4,7 @@ from django.utils.translation import gettext_lazy as _
 
 from annotation.models import Benchmark, Case, Criterion, Response, RubricVersion, System
 from judging.models.config import JudgeConfig, PromptTemplate
+from judging.models.versions import JudgeVersion
 
 
 class JudgeRun(models.Model):
@@ -18,9 +19,10 @@ class JudgeRun(models.Model):
         IMPORTED = "imported", _("imported judgments")
 
     benchmark = models.ForeignKey(Benchmark, on_delete=models.CASCADE, related_name="judge_runs")
-    config = models.ForeignKey(JudgeConfig, on_delete=models.PROTECT, related_name="runs")
-    prompt = models.ForeignKey(PromptTemplate, on_delete=models.PROTECT, null=True, blank=True)
-    # The config as it was when the run started (never the key, only its variable's name).
+    # Every setting that can change a verdict; the run's config and prompt are this version's.
+    judge_version = models.ForeignKey(JudgeVersion, on_delete=models.PROTECT, related_name="runs")
+    # Every setting the run was started with: the version's and how the calls were made
+    # (never the key, only its variable's name). The lanes read it.
     settings_snapshot = models.JSONField(default=dict)
     systems = models.ManyToManyField(System, related_name="judge_runs")
 
@@ -49,6 +51,14 @@ class JudgeRun(models.Model):
 
     def __str__(self) -> str:
         return f"run {self.pk} ({self.config.name})"
+
+    @property
+    def config(self) -> JudgeConfig:
+        return self.judge_version.config
+
+    @property
+    def prompt(self) -> PromptTemplate | None:
+        return self.judge_version.prompt
 
 
 class JudgeTask(models.Model):

@@ -3,7 +3,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from decimal import Decimal
 
-from django.db.models import Count, Min, Q, Sum
+from django.db.models import Count, F, Min, Q, Sum
 from django.utils import timezone
 
 from judging.models import JudgeAttempt, JudgeRun, JudgeTask
@@ -146,4 +146,14 @@ def endpoint_trouble(*, run: JudgeRun) -> EndpointTrouble | None:
         reasons=sorted(reasons, key=lambda r: (-r[1], r[0])),
         window_minutes=int(TROUBLE_WINDOW.total_seconds() // 60),
         retry_in_seconds=math.ceil((retry_at - now).total_seconds()) if retry_at else None,
+    )
+
+
+def latest_finished_run(*, benchmark, kind: str = JudgeRun.Kind.JUDGE) -> JudgeRun | None:
+    """The benchmark's most recently finished judge run, LLM-judged or imported."""
+    return (
+        JudgeRun.objects.filter(benchmark=benchmark, kind=kind, status=JudgeRun.Status.FINISHED)
+        .order_by(F("finished").desc(nulls_last=True), "-pk")
+        .select_related("judge_version__config")
+        .first()
     )

@@ -20,7 +20,8 @@ from annotation.importing.jsonl import read_json_lines
 from annotation.models import Benchmark, Case, Criterion, Response, System
 from annotation.selectors.rubrics import latest_rubric_versions, latest_version_id_subquery
 from annotation.services.responses_import import BenchmarkNotFound
-from judging.models import JudgeConfig, JudgeRun, JudgeTask, Verdict
+from judging.models import JudgeRun, JudgeTask, Verdict
+from judging.services.judge_versions import judge_version_imported
 from judging.services.runs import config_snapshot
 
 BATCH_SIZE = 500
@@ -218,8 +219,9 @@ def judgments_import(
 ) -> JudgmentsImportSummary:
     """Read a scored file as one finished, imported judge run of `system_name`'s responses.
 
-    The judge configuration `judge_name` is created if new (it only names who judged; it
-    never calls anything). Raises BenchmarkNotFound or SystemNotFound before reading, and
+    The judge `judge_name` is a configuration with one imported version, made if new (it
+    only names who judged; it never calls anything), so its runs form one leaderboard and
+    share its gate evaluations. Raises BenchmarkNotFound or SystemNotFound before reading, and
     ImportRejected, with every problem located by line and field, leaving the database
     exactly as it was, when the file has any error.
     """
@@ -235,15 +237,11 @@ def judgments_import(
             f"no system named {system_name!r}; import its answers with import_responses first"
         )
     with transaction.atomic():
-        config, _ = JudgeConfig.objects.get_or_create(
-            name=judge_name,
-            defaults={"model": judge_name, "base_url": "", "prompt": None, "is_simulated": False},
-        )
+        version = judge_version_imported(name=judge_name)
         run = JudgeRun.objects.create(
             benchmark=benchmark,
-            config=config,
-            prompt=None,
-            settings_snapshot={**config_snapshot(config), "imported": True},
+            judge_version=version,
+            settings_snapshot={**config_snapshot(version), "imported": True},
             source=JudgeRun.Source.IMPORTED,
             status=JudgeRun.Status.FINISHED,
             finished=timezone.now(),

@@ -148,7 +148,7 @@ def pool_run(
     works with all the lanes until a process sets its event, then stops that many lanes
     after their calls, handing their slots over. The lanes of a joining pool
     (`wait_for_slots`) wait for those slots instead of giving up at once."""
-    run = JudgeRun.objects.select_related("prompt").get(pk=run_id)
+    run = JudgeRun.objects.select_related("judge_version__prompt").get(pk=run_id)
     ready = _Ready()
     writer = Writer()
     criteria: dict[int, list] = {}

@@ -7,11 +7,19 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from annotation.models import Benchmark, Response, System
+from annotation.models import Benchmark, Response, ReviewItem, ReviewRound, System
 from annotation.selectors.rubrics import latest_version_id_subquery
 from config.broker import BrokerUnreachable, broker_check
+from judging.endpoints import EndpointRefused, base_url_check, key_variable_check
 from judging.llm_client import MissingApiKey, api_key
-from judging.models import JudgeConfig, JudgeLane, JudgeRun, JudgeTask, PromptTemplate
+from judging.models import (
+    JudgeConfig,
+    JudgeLane,
+    JudgeRun,
+    JudgeTask,
+    JudgeVersion,
+    PromptTemplate,
+)
 
 
 class RunNotStartable(Exception):
@@ -22,27 +30,40 @@ class WorkersUnreachable(RunNotStartable):
     """The run would be handed to Celery workers, but their broker does not answer."""
 
 
-def config_snapshot(config: JudgeConfig) -> dict:
-    """The settings a run used, for the record. The key's variable name, never the key."""
+def config_snapshot(version: JudgeVersion) -> dict:
+    """Every setting a run starts with, for the record and for the lanes: the version's
+    (they can change a verdict) and its configuration's (how the calls are made). The key's
+    variable name, never the key."""
+    config = version.config
     return {
         "name": config.name,
-        "base_url": config.base_url,
-        "model": config.model,
+        "judge_version": version.number,
+        "fingerprint": version.fingerprint,
+        "base_url": version.base_url,
+        "model": version.model,
+        "temperature": version.temperature,
+        "seed": version.seed,
+        "max_output_tokens": version.max_output_tokens,
+        "structured_output": version.structured_output,
+        "prompt": str(version.prompt) if version.prompt else None,
         "api_key_env": config.api_key_env,
-        "temperature": config.temperature,
-        "seed": config.seed,
-        "max_output_tokens": config.max_output_tokens,
         "timeout_seconds": config.timeout_seconds,
         "max_concurrency": config.max_concurrency,
         "requests_per_minute": config.requests_per_minute,
         "max_attempts": config.max_attempts,
         "backoff_seconds": config.backoff_seconds,
-        "structured_output": config.structured_output,
-        "prompt": str(config.prompt) if config.prompt else None,
         "price_prompt_per_1k": str(config.price_prompt_per_1k),
         "price_completion_per_1k": str(config.price_completion_per_1k),
         "is_simulated": config.is_simulated,
     }
+
+
+def _version_of(config: JudgeConfig | None, version: JudgeVersion | None) -> JudgeVersion:
+    if version is None and config is not None:
+        version = config.current_version
+    if version is None:
+        raise RunNotStartable(_("This judge configuration has no settings yet."))
+    return version
 
 
 def _lanes_and_dispatch(
@@ -67,33 +88,33 @@ def _workers_reachable(dispatch: Callable | None) -> None:
         raise WorkersUnreachable(str(exc)) from exc
 
 
-def _key_available(config: JudgeConfig) -> None:
+def _endpoint_usable(version: JudgeVersion) -> None:
+    """The key can be read and the endpoint may be called, as the lanes will check again."""
     try:
-        api_key(config.api_key_env)
-    except MissingApiKey as exc:
+        key_variable_check(version.config.api_key_env)
+        base_url_check(version.base_url)
+        api_key(version.config.api_key_env)
+    except (EndpointRefused, MissingApiKey) as exc:
         raise RunNotStartable(str(exc)) from exc
 
 
-def judge_run_start(
-    *,
-    benchmark: Benchmark,
-    systems: Sequence[System],
-    config: JudgeConfig,
-    user=None,
-    fresh_calls: bool = False,
-    dispatch: Callable[[JudgeRun], None] | None = None,
-) -> JudgeRun:
-    """Create the run and one task per response (judged against the case's current
-    rubric version), then hand it to `dispatch` once committed.
+def _round_tasks(round_: ReviewRound, systems: Sequence[System]) -> list[tuple]:
+    """(response, case, system, rubric version) of the round's items: exactly the rubric
+    versions the round froze."""
+    items = ReviewItem.objects.filter(round=round_)
+    if systems:
+        items = items.filter(response__system__in=systems)
+    return list(
+        items.order_by("response__case__position", "response__system__name").values_list(
+            "response_id", "response__case_id", "response__system_id", "rubric_version_id"
+        )
+    )
 
-    Raises RunNotStartable, writing nothing, when there is nothing to judge, the key's
-    variable is not set or (WorkersUnreachable) the workers' broker does not answer.
-    """
-    if config.prompt is None or config.prompt.kind != PromptTemplate.Kind.JUDGE:
-        raise RunNotStartable(_("Pick a configuration whose prompt is a judge prompt."))
-    _key_available(config)
-    _workers_reachable(dispatch)
-    responses = [
+
+def _current_tasks(benchmark: Benchmark, systems: Sequence[System]) -> list[tuple]:
+    """(response, case, system, rubric version) of every response of the systems, judged
+    against its case's current rubric version."""
+    return [
         row
         for row in Response.objects.filter(case__benchmark=benchmark, system__in=systems)
         .annotate(version_id=latest_version_id_subquery("case"))
@@ -101,14 +122,50 @@ def judge_run_start(
         .values_list("pk", "case_id", "system_id", "version_id")
         if row[3] is not None
     ]
+
+
+def judge_run_start(
+    *,
+    benchmark: Benchmark,
+    systems: Sequence[System],
+    config: JudgeConfig | None = None,
+    version: JudgeVersion | None = None,
+    round_: ReviewRound | None = None,
+    user=None,
+    fresh_calls: bool = False,
+    dispatch: Callable[[JudgeRun], None] | None = None,
+) -> JudgeRun:
+    """Create the run of `version` (by default the configuration's current one) and one
+    task per response, then hand it to `dispatch` once committed. Without a round, every
+    response of the systems is judged against its case's current rubric version; for a
+    round, exactly its items (of those systems, or all), against the rubric versions it
+    froze, so the run is evidence for that round whatever was edited since.
+
+    Raises RunNotStartable, writing nothing, when there is nothing to judge, the key's
+    variable is not set or not allowed, the endpoint is refused or (WorkersUnreachable)
+    the workers' broker does not answer.
+    """
+    version = _version_of(config, version)
+    if version.prompt is None or version.prompt.kind != PromptTemplate.Kind.JUDGE:
+        raise RunNotStartable(_("Pick a configuration whose prompt is a judge prompt."))
+    if round_ is not None and round_.benchmark_id != benchmark.pk:
+        raise RunNotStartable(_("The review round belongs to another benchmark."))
+    if round_ is None and not systems:
+        raise RunNotStartable(_("Pick the systems to judge, or a review round."))
+    _endpoint_usable(version)
+    _workers_reachable(dispatch)
+    responses = (
+        _round_tasks(round_, systems) if round_ is not None else _current_tasks(benchmark, systems)
+    )
     if not responses:
         raise RunNotStartable(_("These systems have no responses to cases with a rubric."))
+    if round_ is not None and not systems:
+        systems = list(System.objects.filter(pk__in={row[2] for row in responses}))
     with transaction.atomic():
         run = JudgeRun.objects.create(
             benchmark=benchmark,
-            config=config,
-            prompt=config.prompt,
-            settings_snapshot=config_snapshot(config),
+            judge_version=version,
+            settings_snapshot=config_snapshot(version),
             fresh_calls=fresh_calls,
             created_by=user if getattr(user, "is_authenticated", False) else None,
         )
@@ -120,7 +177,7 @@ def judge_run_start(
             ],
             batch_size=2000,
         )
-        _lanes_and_dispatch(run, config, dispatch)
+        _lanes_and_dispatch(run, version.config, dispatch)
     return run
 
 
@@ -128,16 +185,18 @@ def generation_run_start(
     *,
     benchmark: Benchmark,
     system_name: str,
-    config: JudgeConfig,
+    config: JudgeConfig | None = None,
+    version: JudgeVersion | None = None,
     system_kind: str = System.Kind.LLM,
     user=None,
     dispatch: Callable[[JudgeRun], None] | None = None,
 ) -> JudgeRun:
     """Ask the configured model for its reply to every case the system has not answered
     yet; the replies become the system's responses (HeartBench's "generate answers")."""
-    if config.prompt is None or config.prompt.kind != PromptTemplate.Kind.GENERATION:
+    version = _version_of(config, version)
+    if version.prompt is None or version.prompt.kind != PromptTemplate.Kind.GENERATION:
         raise RunNotStartable(_("Pick a configuration whose prompt is a generation prompt."))
-    _key_available(config)
+    _endpoint_usable(version)
     _workers_reachable(dispatch)
     system_name = system_name.strip()
     if not system_name:
@@ -155,11 +214,10 @@ def generation_run_start(
             raise RunNotStartable(_("This system already has a response to every case."))
         run = JudgeRun.objects.create(
             benchmark=benchmark,
-            config=config,
-            prompt=config.prompt,
+            judge_version=version,
             kind=JudgeRun.Kind.GENERATION,
             target_system=system,
-            settings_snapshot=config_snapshot(config),
+            settings_snapshot=config_snapshot(version),
             created_by=user if getattr(user, "is_authenticated", False) else None,
         )
         run.systems.set([system])
@@ -167,7 +225,7 @@ def generation_run_start(
             [JudgeTask(run=run, case_id=case_id, system=system) for case_id in cases],
             batch_size=2000,
         )
-        _lanes_and_dispatch(run, config, dispatch)
+        _lanes_and_dispatch(run, version.config, dispatch)
     return run
 
 

@@ -6,8 +6,10 @@ from django.views.decorators.http import require_POST
 
 from accounts.access import permission_needed
 from judging.forms import JudgeConfigForm, JudgeRunForm
-from judging.models import JudgeConfig, JudgeRun
+from judging.judge_settings import settings_diff
+from judging.models import JudgeConfig, JudgeRun, JudgeVersion
 from judging.selectors.runs import endpoint_trouble, failed_tasks, recent_errors, run_progress
+from judging.services.judge_versions import ConfigInvalid, judge_config_save
 from judging.services.runs import (
     RunNotStartable,
     WorkersUnreachable,
@@ -24,8 +26,10 @@ RUN = "judging.run_judge"
 
 @permission_needed(VIEW)
 def run_list(request: HttpRequest) -> HttpResponse:
-    runs = JudgeRun.objects.select_related("benchmark", "config").prefetch_related("systems")[:100]
-    configs = JudgeConfig.objects.select_related("prompt")
+    runs = JudgeRun.objects.select_related("benchmark", "judge_version__config").prefetch_related(
+        "systems"
+    )[:100]
+    configs = JudgeConfig.objects.select_related("current_version__prompt")
     return render(request, "judging/run_list.html", {"runs": runs, "configs": configs})
 
 
@@ -39,6 +43,7 @@ def run_new(request: HttpRequest) -> HttpResponse:
                 benchmark=form.cleaned_data["benchmark"],
                 systems=list(form.cleaned_data["systems"]),
                 config=form.cleaned_data["config"],
+                round_=form.cleaned_data["round"],
                 user=request.user,
                 fresh_calls=form.cleaned_data["fresh_calls"],
                 dispatch=dispatch_and_watch,
@@ -57,7 +62,10 @@ def run_new(request: HttpRequest) -> HttpResponse:
 
 def _run(run_id: int) -> JudgeRun:
     return get_object_or_404(
-        JudgeRun.objects.select_related("benchmark", "config", "prompt", "created_by"), pk=run_id
+        JudgeRun.objects.select_related(
+            "benchmark", "judge_version__config", "judge_version__prompt", "created_by"
+        ),
+        pk=run_id,
     )
 
 
@@ -97,14 +105,60 @@ def run_control(request: HttpRequest, run_id: int, action: str) -> HttpResponse:
 @permission_needed(RUN)
 def config_edit(request: HttpRequest, config_id: int | None = None) -> HttpResponse:
     config = get_object_or_404(JudgeConfig, pk=config_id) if config_id else None
-    form = JudgeConfigForm(request.POST or None, instance=config)
+    form = JudgeConfigForm(request.POST or None, config=config)
     if request.method == "POST" and form.is_valid():
-        form.save()
-        messages.success(request, _("Judge configuration saved."))
-        return redirect("judge-runs")
+        try:
+            config, version, created = judge_config_save(
+                name=form.cleaned_data["name"],
+                settings=form.version_settings(),
+                calls=form.call_settings(),
+                config=config,
+                user=request.user,
+                note=form.cleaned_data["note"],
+            )
+        except ConfigInvalid as exc:
+            form.hide_refused(exc.errors)
+        else:
+            if created and version.number > 1:
+                message = _("Saved as version %(n)d: runs from now on use it.")
+            elif created:
+                message = _("Judge configuration saved (version %(n)d).")
+            else:
+                message = _("Saved; version %(n)d is current.")
+            messages.success(request, message % {"n": version.number})
+            return redirect("judge-config", config_id=config.pk)
     return render(
         request,
         "judging/config_form.html",
         {"form": form, "config": config},
         status=400 if form.errors else 200,
+    )
+
+
+@permission_needed(VIEW)
+def config_detail(request: HttpRequest, config_id: int) -> HttpResponse:
+    """A configuration, its versions and the difference between any two of them."""
+    config = get_object_or_404(JudgeConfig.objects.select_related("current_version"), pk=config_id)
+    versions = list(config.versions.select_related("prompt", "author").order_by("-number"))
+    by_number = {version.number: version for version in versions}
+
+    def picked(name: str, default: int | None) -> JudgeVersion | None:
+        value = request.GET.get(name, "")
+        return by_number.get(int(value)) if value.isdigit() else by_number.get(default)
+
+    newest = versions[0].number if versions else None
+    after = picked("b", newest)
+    before = picked("a", after.number - 1 if after and after.number > 1 else None)
+    changes = settings_diff(before.settings(), after.settings()) if before and after else None
+    return render(
+        request,
+        "judging/config_detail.html",
+        {
+            "config": config,
+            "versions": versions,
+            "current": config.current_version,
+            "before": before,
+            "after": after,
+            "changes": changes,
+        },
     )

@@ -4,8 +4,8 @@ from django.shortcuts import get_object_or_404, render
 from accounts.access import permission_needed
 from annotation.selectors.benchmarks import benchmark_get
 from judging.models import JudgeRun
+from judging.selectors.runs import latest_finished_run
 from judging.selectors.saturation import saturated_criteria
-from judging.selectors.scores import latest_finished_run
 
 
 @permission_needed("judging.view_judgerun")
@@ -22,5 +22,10 @@ def saturated(request: HttpRequest, slug: str) -> HttpResponse:
     return render(
         request,
         "judging/saturated.html",
-        {"benchmark": benchmark, "run": run, "runs": runs.select_related("config"), "rows": rows},
+        {
+            "benchmark": benchmark,
+            "run": run,
+            "runs": runs.select_related("judge_version__config"),
+            "rows": rows,
+        },
     )

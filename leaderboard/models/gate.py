@@ -4,7 +4,7 @@ from django.db import models
 from django.utils.translation import gettext_lazy as _
 
 from annotation.models import Benchmark, ReviewRound
-from judging.models import JudgeConfig, JudgeRun
+from judging.models import JudgeRun, JudgeVersion
 
 
 class GatePolicy(models.Model):
@@ -24,18 +24,31 @@ class GatePolicy(models.Model):
         validators=[MinValueValidator(0.5), MaxValueValidator(1.0)],
     )
     rule = models.CharField(_("rule"), max_length=12, choices=Rule.choices, default=Rule.POINT)
+    allow_rubric_changes = models.BooleanField(
+        _("publish boards whose rubrics changed since the evaluated round"),
+        default=False,
+        help_text=_(
+            "Off: such a board is refused. On: it is published with a visible notice of how "
+            "many cases changed."
+        ),
+    )
 
     def __str__(self) -> str:
         return f"gate of {self.benchmark_id}: {self.rule} {self.threshold}"
 
 
 class GateEvaluation(models.Model):
-    """One evaluation of the gate, with the numbers it saw. Never edited."""
+    """One evaluation of the gate: a judge version's run against a round's experts, with
+    the numbers it saw. Never edited."""
 
     benchmark = models.ForeignKey(Benchmark, on_delete=models.CASCADE, related_name="+")
     round = models.ForeignKey(ReviewRound, on_delete=models.PROTECT, related_name="+")
+    # The newest of the runs whose verdicts were read (one run, or several of one version).
     run = models.ForeignKey(JudgeRun, on_delete=models.PROTECT, related_name="gate_evaluations")
-    config = models.ForeignKey(JudgeConfig, on_delete=models.PROTECT, related_name="+")
+    runs = models.ManyToManyField(JudgeRun, related_name="+")
+    judge_version = models.ForeignKey(
+        JudgeVersion, on_delete=models.PROTECT, related_name="gate_evaluations"
+    )
     threshold = models.FloatField()
     rule = models.CharField(max_length=12, choices=GatePolicy.Rule.choices)
     passed = models.BooleanField()
@@ -51,19 +64,25 @@ class GateEvaluation(models.Model):
 
     class Meta:
         ordering = ["-created", "-pk"]
+        permissions = [("record_gate", _("Can record gate evaluations"))]
 
     def __str__(self) -> str:
         return f"gate {'passed' if self.passed else 'failed'} for run {self.run_id}"
 
 
 class LeaderboardSnapshot(models.Model):
-    """A published leaderboard: the numbers it showed and the gate evaluation behind it."""
+    """A published leaderboard: the numbers it showed, the runs of one judge version they
+    came from and the gate evaluation that allowed it."""
 
     benchmark = models.ForeignKey(Benchmark, on_delete=models.CASCADE, related_name="+")
-    run = models.ForeignKey(JudgeRun, on_delete=models.PROTECT, related_name="+")
+    runs = models.ManyToManyField(JudgeRun, related_name="+")
+    judge_version = models.ForeignKey(JudgeVersion, on_delete=models.PROTECT, related_name="+")
     gate = models.ForeignKey(GateEvaluation, on_delete=models.PROTECT, related_name="+")
     profile = models.CharField(max_length=20)
     rows = models.JSONField()
+    # Cases whose rubric changed since the evaluated round (published only where the
+    # benchmark allows it, and then shown with the board).
+    rubric_changes = models.PositiveIntegerField(default=0)
     published_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT)
     created = models.DateTimeField(auto_now_add=True)
 

@@ -1,10 +1,13 @@
 from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 from annotation.models import Criterion, ReviewItem, ReviewRound
 from annotation.selectors.review import current_votes
 from config.gc_pause import gc_paused
 from judging.models import JudgeRun, JudgeTask, Verdict
-from leaderboard.agreement import Unit, judge_disagrees
+from leaderboard.agreement import FAILED, NOT_JUDGED, OTHER_VERSION, Unit, judge_disagrees
+from leaderboard.selectors.boards import NEVER
 
 
 def rater_pseudonyms(*, round_: ReviewRound) -> dict[int, str]:
@@ -13,11 +16,40 @@ def rater_pseudonyms(*, round_: ReviewRound) -> dict[int, str]:
     return {pk: f"E{index:02d}" for index, pk in enumerate(ids, start=1)}
 
 
-def agreement_units(*, round_: ReviewRound, run: JudgeRun) -> list[Unit]:
+@dataclass(frozen=True)
+class RoundTask:
+    """The task whose verdicts stand for one of the round's responses."""
+
+    pk: int
+    status: str
+    rubric_version: int
+
+
+def round_tasks(*, round_: ReviewRound, runs: Sequence[JudgeRun]) -> dict[int, RoundTask]:
+    """Per response of the round judged in `runs`: the done task that finished last, or,
+    when none is done, the last task (failed, pending or cancelled). One query."""
+    chosen: dict[int, tuple] = {}
+    for pk, response, status, version, finished in JudgeTask.objects.filter(
+        run__in=[run.pk for run in runs], response__review_items__round=round_
+    ).values_list("pk", "response_id", "status", "rubric_version_id", "finished"):
+        rank = (status == JudgeTask.Status.DONE, finished or NEVER, pk)
+        if response not in chosen or rank > chosen[response][0]:
+            chosen[response] = (rank, RoundTask(pk, status, version))
+    return {response: task for response, (_, task) in chosen.items()}
+
+
+def agreement_units(
+    *,
+    round_: ReviewRound,
+    runs: Sequence[JudgeRun],
+    tasks: dict[int, RoundTask] | None = None,
+) -> list[Unit]:
     """One unit per (sampled response, criterion of the round's frozen rubric version),
-    with the experts' current votes and the judge's verdict on the same criterion (None
-    when the judge has none: a failed call, or a run on another rubric version). Five
-    queries whatever the size."""
+    with the experts' current votes and the judge's verdict on the same criterion: the
+    newest verdicts `runs` hold for the response (one run, or several of one judge version).
+    Without a verdict, the unit says why: the call failed, no run judged the response, or
+    it was judged on another rubric version than the round froze. Six queries whatever the
+    size (five given `tasks`, the `round_tasks` of the same round and runs)."""
     items = list(
         ReviewItem.objects.filter(round=round_).values_list(
             "response_id",
@@ -47,20 +79,29 @@ def agreement_units(*, round_: ReviewRound, run: JudgeRun) -> list[Unit]:
         "assignment__item__response_id", "criterion_id", "assignment__expert_id", "hit"
     ):
         votes[response][criterion].append(ballots.get((expert, hit)) or (f"E{expert}", hit))
+    if tasks is None:
+        tasks = round_tasks(round_=round_, runs=runs)
     verdicts: dict[int, dict[int, bool]] = defaultdict(dict)
-    # Only the sampled responses' verdicts: a run judges every response, a round samples 30%
-    # of them, so this reads a third of the run.
+    # Only the sampled responses' chosen tasks: a run judges every response, a round samples
+    # 30% of them, so this reads a third of the run.
     for response, criterion, hit in Verdict.objects.filter(
-        task__run=run,
-        task__status=JudgeTask.Status.DONE,
-        task__response__review_items__round=round_,
+        task_id__in=[task.pk for task in tasks.values() if task.status == JudgeTask.Status.DONE]
     ).values_list("task__response_id", "criterion_id", "hit"):
         verdicts[response][criterion] = hit
     with gc_paused():
-        return _units(items, criteria, votes, verdicts)
+        return _units(items, criteria, votes, verdicts, tasks)
 
 
-def _units(items, criteria, votes, verdicts) -> list[Unit]:
+def _no_verdict(task: RoundTask | None, frozen: int) -> str:
+    """Why a unit of this response would lack a judge verdict."""
+    if task is None:
+        return NOT_JUDGED
+    if task.status == JudgeTask.Status.DONE:
+        return OTHER_VERSION if task.rubric_version != frozen else FAILED
+    return FAILED if task.status == JudgeTask.Status.FAILED else NOT_JUDGED
+
+
+def _units(items, criteria, votes, verdicts, tasks) -> list[Unit]:
     units: list[Unit] = []
     append, make = units.append, Unit._make
     none: dict = {}
@@ -68,6 +109,7 @@ def _units(items, criteria, votes, verdicts) -> list[Unit]:
         scenario = " / ".join(part for part in (primary, secondary) if part)
         judged = verdicts.get(response, none)
         voted = votes.get(response, none)
+        missing = _no_verdict(tasks.get(response), version)
         for criterion, ability, category in criteria[version]:
             ballots_here = voted.get(criterion)
             append(
@@ -83,6 +125,7 @@ def _units(items, criteria, votes, verdicts) -> list[Unit]:
                         system,
                         judged.get(criterion),
                         tuple(sorted(ballots_here)) if ballots_here else (),
+                        missing,
                     )
                 )
             )
@@ -92,7 +135,7 @@ def _units(items, criteria, votes, verdicts) -> list[Unit]:
 def disagreements(
     *,
     round_: ReviewRound,
-    run: JudgeRun,
+    runs: Sequence[JudgeRun],
     units: list[Unit],
     filters: dict[str, str],
     limit: int | None = None,
@@ -120,10 +163,13 @@ def disagreements(
     reasoning = {
         (response, criterion): text
         for response, criterion, text in Verdict.objects.filter(
-            task__run=run,
+            task__run__in=[run.pk for run in runs],
             task__response_id__in={r for r, _ in keys},
             criterion_id__in={c for _, c in keys},
-        ).values_list("task__response_id", "criterion_id", "reasoning")
+        )
+        # The newest verdicts last, so they are the ones kept.
+        .order_by("task__finished", "task_id")
+        .values_list("task__response_id", "criterion_id", "reasoning")
         if (response, criterion) in keys
     }
     pseudonym = rater_pseudonyms(round_=round_)

@@ -1,39 +1,98 @@
+"""Recording gate evaluations and publishing leaderboards: the only writers of the evidence
+chain. Both refuse, writing nothing, with a reason that names what they looked at."""
+
+from dataclasses import dataclass
+
 from django.db import transaction
 from django.utils.translation import gettext as _
 
-from annotation.models import Benchmark, ReviewRound
 from judging.models import JudgeRun
-from judging.selectors.scores import leaderboard_rows
-from leaderboard.agreement import GateRule, agreement_report
-from leaderboard.models import GateEvaluation, GatePolicy, LeaderboardSnapshot
-from leaderboard.selectors.agreement import agreement_units
+from leaderboard.gate_policy import Decision
+from leaderboard.models import GateEvaluation, LeaderboardSnapshot
+from leaderboard.selectors.boards import BoardRuns
+from leaderboard.selectors.evidence import Evidence
+from leaderboard.selectors.publishing import publish_state
+from leaderboard.selectors.stored_scores import stored_leaderboard_rows
+from leaderboard.wording import refusal_text
 
 
+class EvaluationRefused(Exception):
+    """The evidence cannot be recorded as a gate evaluation; the message says why."""
+
+
+@dataclass
 class PublishRefused(Exception):
-    pass
+    decision: Decision
+    message: str
+
+    def __str__(self) -> str:
+        return self.message
 
 
-def gate_policy(*, benchmark: Benchmark) -> GatePolicy:
-    return GatePolicy.objects.filter(benchmark=benchmark).first() or GatePolicy(benchmark=benchmark)
+def _refuse_evaluation(evidence: Evidence) -> None:
+    run, round_ = evidence.run, evidence.round
+    if round_ is None or run is None or evidence.report is None:
+        raise EvaluationRefused(evidence.problem or _("A review round and a judge run are needed."))
+    for each in evidence.runs:
+        if each.status != JudgeRun.Status.FINISHED:
+            raise EvaluationRefused(
+                _("Run #%(run)d is %(status)s: only a finished run can be evaluated.")
+                % {"run": each.pk, "status": each.get_status_display()}
+            )
+    if evidence.judge_version is None:
+        raise EvaluationRefused(
+            _("These runs come from different judge versions; a gate evaluation is of one.")
+        )
+    if not evidence.covers_round:
+        raise EvaluationRefused(
+            _(
+                "Run #%(run)d judged %(covered)d of the %(items)d responses of the round "
+                "%(round)s; the gate needs runs that cover the round."
+            )
+            % {
+                "run": run.pk,
+                "covered": evidence.covered,
+                "items": evidence.items,
+                "round": round_.name,
+            }
+        )
+    if not evidence.on_frozen_rubrics:
+        raise EvaluationRefused(
+            _(
+                "Run #%(run)d judged %(n)d of the round's responses on a rubric version other "
+                "than the one the round %(round)s froze. Judge the round itself (its page, or "
+                "judge --round) to evaluate this judge on it."
+            )
+            % {"run": run.pk, "n": evidence.items - evidence.frozen, "round": round_.name}
+        )
+    if not evidence.report["units"]:
+        raise EvaluationRefused(
+            _("No unit of the round has both a human majority and a judge verdict yet.")
+        )
 
 
-def gate_evaluate(*, round_: ReviewRound, run: JudgeRun, user=None) -> GateEvaluation:
-    """Evaluate the benchmark's gate for this judge run against this round, and keep the
-    numbers, the rule, who and when."""
-    policy = gate_policy(benchmark=run.benchmark)
-    report = agreement_report(
-        agreement_units(round_=round_, run=run),
-        threshold=policy.threshold,
-        rule=GateRule(policy.rule),
-    )
+def gate_evaluate(*, evidence: Evidence, user=None) -> GateEvaluation:
+    """Record the gate evaluation of the evidence's run against its round, under the
+    benchmark's policy: the numbers, the rule, the judge version, who and when.
+
+    Raises EvaluationRefused, writing nothing, unless the run is finished, covers every
+    response of the round, judged each on the rubric version the round froze, and some
+    unit has both a majority and a verdict."""
+    _refuse_evaluation(evidence)
+    with transaction.atomic():
+        return _evaluation_create(evidence, user)
+
+
+def _evaluation_create(evidence: Evidence, user) -> GateEvaluation:
+    report, run = evidence.report, evidence.run
     wilson = report["wilson_95"] or [None, None]
-    return GateEvaluation.objects.create(
-        benchmark=run.benchmark,
-        round=round_,
+    evaluation = GateEvaluation.objects.create(
+        benchmark=evidence.benchmark,
+        round=evidence.round,
         run=run,
-        config=run.config,
-        threshold=policy.threshold,
-        rule=policy.rule,
+        judge_version=run.judge_version,
+        threshold=report["gate"]["threshold"],
+        rule=report["gate"]["rule_name"],
         passed=report["gate"]["passed"],
         units=report["units"],
         agreement=report["percent_agreement"],
@@ -42,45 +101,27 @@ def gate_evaluate(*, round_: ReviewRound, run: JudgeRun, user=None) -> GateEvalu
         report=report,
         evaluated_by=user if getattr(user, "is_authenticated", False) else None,
     )
+    evaluation.runs.set([run.pk for run in evidence.runs])
+    return evaluation
 
 
-def leaderboard_publish(*, run: JudgeRun, profile: str, user) -> LeaderboardSnapshot:
-    """Publish the run's leaderboard, only if the latest gate evaluation of its judge
-    configuration on this benchmark passed."""
-    latest = (
-        GateEvaluation.objects.filter(benchmark=run.benchmark, config=run.config)
-        .order_by("-created", "-pk")
-        .first()
-    )
-    if latest is None:
-        raise PublishRefused(
-            _(
-                "This judge has not been checked against the experts yet: evaluate the gate "
-                "on a review round first."
-            )
-        )
-    if not latest.passed:
-        agreement = "—" if latest.agreement is None else f"{100 * latest.agreement:.1f}%"
-        raise PublishRefused(
-            _(
-                "The judge failed the gate: agreement %(a)s on %(n)d units, threshold "
-                "%(t).0f%% (%(rule)s)."
-            )
-            % {
-                "a": agreement,
-                "n": latest.units,
-                "t": 100 * latest.threshold,
-                "rule": latest.get_rule_display(),
-            }
-        )
-    if run.status != JudgeRun.Status.FINISHED:
-        raise PublishRefused(_("Only a finished run can be published."))
+def leaderboard_publish(*, board: BoardRuns, profile: str, user) -> LeaderboardSnapshot:
+    """Publish the board under `profile` if the gate policy allows it (see gate_policy),
+    keeping its rows, runs, judge version, the evaluation it rests on and any notice of
+    changed rubrics. Raises PublishRefused with the decision and its reason otherwise."""
+    decision, evaluation = publish_state(board=board)
+    if not decision.allowed:
+        raise PublishRefused(decision, refusal_text(decision, evaluation))
+    rows = stored_leaderboard_rows(board=board, profile=profile)
     with transaction.atomic():
-        return LeaderboardSnapshot.objects.create(
-            benchmark=run.benchmark,
-            run=run,
-            gate=latest,
+        snapshot = LeaderboardSnapshot.objects.create(
+            benchmark=board.benchmark,
+            judge_version=board.judge_version,
+            gate=evaluation,
             profile=profile,
-            rows=leaderboard_rows(run=run, profile=profile),
+            rows=rows,
+            rubric_changes=decision.rubric_changes,
             published_by=user,
         )
+        snapshot.runs.set(board.run_ids)
+    return snapshot

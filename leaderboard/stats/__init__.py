@@ -32,7 +32,11 @@ from leaderboard.stats.raters import (
     pairwise_agreement_from_counts,
 )
 from leaderboard.stats.result import BootstrapInterval, Interval, Stat
-from leaderboard.stats.significance import AGREEMENT_GATE, agreement_binomial_test
+from leaderboard.stats.significance import (
+    AGREEMENT_GATE,
+    agreement_binomial_log10_p,
+    agreement_binomial_test,
+)
 
 __all__ = [
     "AGREEMENT_GATE",
@@ -43,6 +47,7 @@ __all__ = [
     "Interval",
     "RaterAgreement",
     "Stat",
+    "agreement_binomial_log10_p",
     "agreement_binomial_test",
     "agreement_with_others",
     "binary_confusion",

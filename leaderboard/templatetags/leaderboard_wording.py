@@ -1,6 +1,7 @@
 """Template filters for the wording in leaderboard/wording.py."""
 
 from django import template
+from django.template.defaultfilters import floatformat
 
 from leaderboard import wording
 
@@ -26,3 +27,12 @@ def reason_text(value) -> str:
 @register.filter
 def gate_rule(gate: dict) -> str:
     return wording.gate_rule_text(gate)
+
+
+@register.filter
+def decimals(value, digits: int = 3) -> str:
+    """A statistic rounded for the page (machine-readable outputs keep full precision);
+    None as a dash."""
+    if value is None:
+        return "—"
+    return floatformat(value, int(digits))

@@ -1,61 +1,71 @@
 from django.contrib import messages
-from django.http import HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from accounts.access import permission_needed
-from annotation.models import ReviewRound
 from annotation.selectors.benchmarks import benchmark_get
-from judging.models import JudgeRun
-from leaderboard.agreement import GateRule, agreement_report
 from leaderboard.models import GateEvaluation
-from leaderboard.selectors.agreement import agreement_units, disagreements
-from leaderboard.services.gate import gate_evaluate, gate_policy
+from leaderboard.selectors.agreement import disagreements
+from leaderboard.selectors.evidence import (
+    Evidence,
+    EvidenceNotFound,
+    agreement_evidence,
+    benchmark_judges,
+    benchmark_rounds,
+    round_runs,
+)
+from leaderboard.services.gate import EvaluationRefused, gate_evaluate
 from leaderboard.wording import group_label
 
 VIEW = "annotation.view_consensus"
+RECORD = "leaderboard.record_gate"
 SHOWN = 500  # disagreements listed on the page; the filters narrow the rest down
 
 
-def _choices(benchmark, request):
-    rounds = ReviewRound.objects.filter(benchmark=benchmark).order_by("-created")
-    runs = JudgeRun.objects.filter(
-        benchmark=benchmark, kind=JudgeRun.Kind.JUDGE, status=JudgeRun.Status.FINISHED
-    ).select_related("config")
-    round_id, run_id = request.GET.get("round", ""), request.GET.get("run", "")
-    round_ = rounds.filter(pk=int(round_id)).first() if round_id.isdigit() else rounds.first()
-    run = runs.filter(pk=int(run_id)).first() if run_id.isdigit() else runs.first()
-    return rounds, runs, round_, run
+def _evidence(request: HttpRequest, benchmark) -> Evidence:
+    try:
+        return agreement_evidence(
+            benchmark=benchmark,
+            round_ref=request.GET.get("round", ""),
+            run_ref=request.GET.get("run", ""),
+            judge=request.GET.get("judge", ""),
+        )
+    except EvidenceNotFound as exc:
+        raise Http404(str(exc)) from exc
+
+
+def _choices(benchmark, evidence: Evidence, request: HttpRequest) -> dict:
+    return {
+        "rounds": benchmark_rounds(benchmark=benchmark),
+        "runs": round_runs(benchmark=benchmark, round_=evidence.round),
+        "judges": benchmark_judges(benchmark=benchmark),
+        "judge_name": request.GET.get("judge", ""),
+        "round": evidence.round,
+        "run": evidence.run,
+        "judge": evidence.judge_version,
+        "evidence": evidence,
+    }
 
 
 @permission_needed(VIEW)
 def agreement_page(request: HttpRequest, slug: str) -> HttpResponse:
     benchmark = benchmark_get(slug=slug)
-    rounds, runs, round_, run = _choices(benchmark, request)
-    policy = gate_policy(benchmark=benchmark)
-    report = None
-    if round_ and run:
-        report = agreement_report(
-            agreement_units(round_=round_, run=run),
-            threshold=policy.threshold,
-            rule=GateRule(policy.rule),
-        )
+    evidence = _evidence(request, benchmark)
+    report = evidence.report
     evaluations = GateEvaluation.objects.filter(benchmark=benchmark).select_related(
-        "run", "round", "evaluated_by"
+        "run", "round", "evaluated_by", "judge_version__config"
     )[:20]
     return render(
         request,
         "leaderboard/agreement.html",
         {
             "benchmark": benchmark,
-            "rounds": rounds,
-            "runs": runs,
-            "round": round_,
-            "run": run,
+            **_choices(benchmark, evidence, request),
             "report": report,
-            "policy": policy,
+            "policy": evidence.policy,
             "evaluations": evaluations,
             "chart": _chart(report) if report else None,
         },
@@ -78,44 +88,54 @@ def _chart(report: dict) -> dict:
 @permission_needed(VIEW)
 def disagreement_page(request: HttpRequest, slug: str) -> HttpResponse:
     benchmark = benchmark_get(slug=slug)
-    rounds, runs, round_, run = _choices(benchmark, request)
+    evidence = _evidence(request, benchmark)
     filters = {
         name: request.GET.get(name, "") for name in ("ability", "system", "difficulty", "direction")
     }
-    rows, units, total = [], [], 0
-    if round_ and run:
-        units = agreement_units(round_=round_, run=run)
+    rows, total = [], 0
+    if evidence.report is not None:
         rows, total = disagreements(
-            round_=round_, run=run, units=units, filters=filters, limit=SHOWN
+            round_=evidence.round,
+            runs=evidence.runs,
+            units=evidence.units,
+            filters=filters,
+            limit=SHOWN,
         )
     return render(
         request,
         "leaderboard/disagreements.html",
         {
             "benchmark": benchmark,
-            "rounds": rounds,
-            "runs": runs,
-            "round": round_,
-            "run": run,
+            **_choices(benchmark, evidence, request),
             "rows": rows,
             "total": total,
             "shown": SHOWN,
             "filters": filters,
-            "abilities": sorted({u.ability for u in units}),
-            "systems": sorted({u.system for u in units}),
+            "abilities": sorted({u.ability for u in evidence.units}),
+            "systems": sorted({u.system for u in evidence.units}),
         },
     )
 
 
-@permission_needed(VIEW)
+@permission_needed(RECORD)
 @require_POST
 def gate_record(request: HttpRequest, slug: str) -> HttpResponse:
     benchmark = benchmark_get(slug=slug)
-    round_ = get_object_or_404(ReviewRound, pk=request.POST.get("round"), benchmark=benchmark)
-    run = get_object_or_404(JudgeRun, pk=request.POST.get("run"), benchmark=benchmark)
-    evaluation = gate_evaluate(round_=round_, run=run, user=request.user)
+    try:
+        evidence = agreement_evidence(
+            benchmark=benchmark,
+            round_ref=request.POST.get("round", ""),
+            run_ref=request.POST.get("run", ""),
+            judge=request.POST.get("judge", ""),
+        )
+        evaluation = gate_evaluate(evidence=evidence, user=request.user)
+    except (EvidenceNotFound, EvaluationRefused) as exc:
+        messages.error(request, str(exc))
+        return redirect(reverse("agreement", args=[slug]))
     if evaluation.passed:
         messages.success(request, _("Gate evaluation recorded: passed."))
     else:
         messages.warning(request, _("Gate evaluation recorded: not passed."))
-    return redirect(f"{reverse('agreement', args=[slug])}?round={round_.pk}&run={run.pk}")
+    return redirect(
+        f"{reverse('agreement', args=[slug])}?round={evaluation.round_id}&run={evaluation.run_id}"
+    )

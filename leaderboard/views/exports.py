@@ -42,7 +42,7 @@ def _rounds(benchmark):
 
 def _runs(benchmark):
     return JudgeRun.objects.filter(benchmark=benchmark, kind=JudgeRun.Kind.JUDGE).select_related(
-        "config"
+        "judge_version__config"
     )
 
 

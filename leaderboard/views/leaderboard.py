@@ -1,47 +1,69 @@
 from django.contrib import messages
-from django.http import HttpRequest, HttpResponse
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from accounts.access import permission_needed
 from annotation.selectors.benchmarks import benchmark_get
-from judging.models import JudgeRun
 from judging.scoring import Profile
-from judging.selectors.scores import latest_finished_run
-from judging.selectors.stored_scores import stored_leaderboard_rows
 from leaderboard.board import board
+from leaderboard.bundles.download import bundle_response
 from leaderboard.models import LeaderboardSnapshot
+from leaderboard.selectors.boards import BoardNotFound, board_runs
+from leaderboard.selectors.publishing import publish_state
+from leaderboard.selectors.stored_scores import stored_leaderboard_rows
 from leaderboard.services.gate import PublishRefused, leaderboard_publish
+from leaderboard.wording import refusal_text, validation_text
 
 PUBLISH = "leaderboard.publish_leaderboard"
+
+
+def _profile(value: str) -> str:
+    return value if value in {p.value for p in Profile} else Profile.HEARTBENCH.value
+
+
+def _run_ids(values: list[str]) -> list[int]:
+    return [int(value) for value in values if value.isdigit()]
 
 
 @permission_needed("annotation.view_benchmark")
 def leaderboard_page(request: HttpRequest, slug: str) -> HttpResponse:
     benchmark = benchmark_get(slug=slug)
-    profile = request.GET.get("profile", Profile.HEARTBENCH)
-    if profile not in {p.value for p in Profile}:
-        profile = Profile.HEARTBENCH
-    run_id = request.GET.get("run", "")
-    run = (
-        get_object_or_404(
-            JudgeRun.objects.select_related("config"), pk=int(run_id), benchmark=benchmark
-        )
-        if run_id.isdigit()
-        else latest_finished_run(benchmark=benchmark)
+    profile = _profile(request.GET.get("profile", ""))
+    judge, runs = request.GET.get("judge", ""), _run_ids(request.GET.getlist("run"))
+    chosen, problem, rows, state = None, "", [], None
+    try:
+        chosen = board_runs(benchmark=benchmark, judge=judge, runs=runs)
+    except BoardNotFound as exc:
+        if judge or runs:
+            raise Http404(str(exc)) from exc
+        problem = str(exc)
+    if chosen is not None:
+        rows = stored_leaderboard_rows(board=chosen, profile=profile)
+        decision, evaluation = publish_state(board=chosen)
+        version = chosen.judge_version
+        state = {
+            "allowed": decision.allowed,
+            "text": validation_text(evaluation, decision.rubric_changes)
+            if decision.allowed
+            else refusal_text(decision, evaluation, version.label if version else ""),
+        }
+    snapshots = (
+        LeaderboardSnapshot.objects.filter(benchmark=benchmark)
+        .select_related("judge_version__config", "published_by")
+        .prefetch_related("runs")[:10]
     )
-    rows = stored_leaderboard_rows(run=run, profile=profile) if run else []
-    snapshots = LeaderboardSnapshot.objects.filter(benchmark=benchmark).select_related(
-        "gate", "run", "published_by"
-    )[:10]
     return render(
         request,
         "leaderboard/leaderboard.html",
         {
             "benchmark": benchmark,
-            "run": run,
+            "chosen": chosen,
+            "problem": problem,
+            "state": state,
             "board": board(rows),
-            "profile": str(profile),
+            "profile": profile,
             "profiles": [p.value for p in Profile],
             "snapshots": snapshots,
         },
@@ -52,24 +74,42 @@ def leaderboard_page(request: HttpRequest, slug: str) -> HttpResponse:
 @require_POST
 def leaderboard_publish_view(request: HttpRequest, slug: str) -> HttpResponse:
     benchmark = benchmark_get(slug=slug)
-    run = get_object_or_404(JudgeRun, pk=request.POST.get("run"), benchmark=benchmark)
+    judge, runs = request.POST.get("judge", ""), _run_ids(request.POST.getlist("run"))
+    back = reverse("leaderboard", args=[slug])
     try:
+        chosen = board_runs(benchmark=benchmark, judge=judge, runs=runs)
         snapshot = leaderboard_publish(
-            run=run, profile=request.POST.get("profile", Profile.HEARTBENCH), user=request.user
+            board=chosen, profile=_profile(request.POST.get("profile", "")), user=request.user
         )
-    except PublishRefused as exc:
+    except (BoardNotFound, PublishRefused) as exc:
         messages.error(request, str(exc))
-        return redirect("leaderboard", slug=slug)
+        return redirect(back)
     return redirect("leaderboard-snapshot", slug=slug, snapshot_id=snapshot.pk)
 
 
 @permission_needed("annotation.view_benchmark")
 def snapshot_page(request: HttpRequest, slug: str, snapshot_id: int) -> HttpResponse:
     snapshot = get_object_or_404(
-        LeaderboardSnapshot.objects.select_related("gate", "run", "benchmark", "published_by"),
+        LeaderboardSnapshot.objects.select_related(
+            "gate__round", "gate__judge_version__config", "benchmark", "published_by"
+        ).prefetch_related("runs"),
         pk=snapshot_id,
         benchmark__slug=slug,
     )
     return render(
-        request, "leaderboard/snapshot.html", {"snapshot": snapshot, "board": board(snapshot.rows)}
+        request,
+        "leaderboard/snapshot.html",
+        {
+            "snapshot": snapshot,
+            "board": board(snapshot.rows),
+            "validation": validation_text(snapshot.gate, snapshot.rubric_changes),
+        },
     )
+
+
+@permission_needed("leaderboard.export_data")
+def snapshot_bundle(request: HttpRequest, slug: str, snapshot_id: int) -> FileResponse:
+    """The published board's evidence bundle (zip): everything it rests on, checkable with
+    `manage.py verify_bundle`."""
+    snapshot = get_object_or_404(LeaderboardSnapshot, pk=snapshot_id, benchmark__slug=slug)
+    return bundle_response(snapshot)

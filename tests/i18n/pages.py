@@ -16,11 +16,12 @@ from annotation.models import Assignment, Benchmark, Case, ReviewItem, ReviewRou
 from annotation.selectors.review import item_criteria
 from annotation.services.review_assignment import assignment_next
 from annotation.services.review_votes import VoteInput, assignment_submit
-from judging.models import JudgeConfig, JudgeRun, PromptTemplate
+from judging.models import JudgeConfig, JudgeRun, JudgeVersion, PromptTemplate
 from judging.services.judgments_import import judgments_import
 from leaderboard.models import GatePolicy, LeaderboardSnapshot
+from leaderboard.selectors.boards import board_runs
 from leaderboard.services.gate import gate_evaluate, leaderboard_publish
-from tests.conftest import PASSWORD, jsonl_bytes, lines
+from tests.conftest import PASSWORD, evidence_of, jsonl_bytes, lines
 
 JUDGE = "评审模型甲"
 
@@ -79,8 +80,11 @@ def build_site(coordinator) -> Site:
         )
     run = JudgeRun.objects.filter(benchmark=demo).order_by("pk").first()
     GatePolicy.objects.create(benchmark=demo, threshold=0.0)
-    gate_evaluate(round_=round_, run=run, user=coordinator)
-    snapshot = leaderboard_publish(run=run, profile="heartbench", user=coordinator)
+    # The three imports are runs of one judge version: together they cover the round.
+    gate_evaluate(evidence=evidence_of(round_), user=coordinator)
+    snapshot = leaderboard_publish(
+        board=board_runs(benchmark=demo, judge=JUDGE), profile="heartbench", user=coordinator
+    )
     tied = ReviewItem.objects.filter(round=round_).order_by("pk").first()
     return Site(round_, run, open_assignment, tied, snapshot)
 
@@ -213,7 +217,9 @@ def data_strings() -> tuple[list[str], set[str]]:
     names.update(ReviewRound.objects.values_list("name", flat=True))
     names.update(Case.objects.values_list("external_id", flat=True))
     for config in JudgeConfig.objects.all():
-        names.update({config.name, config.model, config.base_url})
+        names.add(config.name)
+    for version in JudgeVersion.objects.all():
+        names.update({version.model, version.base_url})
     for prompt in PromptTemplate.objects.all():
         names.update({prompt.name, prompt.system_text, prompt.user_text})
     names.update(Scenario.objects.values_list("primary", flat=True))

@@ -25,6 +25,9 @@ NOT_REASONS = {
     "an interval bound": "names the value in a ValueError's message",
     "dialogue (case)": "the report's name for its resampling unit, translated by the page",
     "no votes": "the consensus label of a unit nobody voted on, not a reason",
+    "failed": "a code: why a unit has no judge verdict (the page words it)",
+    "not_judged": "a code: why a unit has no judge verdict (the page words it)",
+    "other_version": "a code: why a unit has no judge verdict (the page words it)",
 }
 
 # Reasons that carry values, each with an instance as its module writes it.

@@ -5,7 +5,7 @@ from annotation.services.benchmark_import import benchmark_import
 from annotation.services.responses_import import responses_import
 from judging.models import JudgeConfig, PromptTemplate
 from judging.simulator import start_simulator
-from tests.conftest import jsonl_bytes, lines, question
+from tests.conftest import jsonl_bytes, judge_config, lines, question
 
 
 @pytest.fixture
@@ -41,6 +41,6 @@ def sim_config(simulator):
             "is_simulated": True,
         }
         values.update(overrides)
-        return JudgeConfig.objects.create(**values)
+        return judge_config(**values)
 
     return make

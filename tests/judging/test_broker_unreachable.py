@@ -79,7 +79,9 @@ def test_resuming_a_paused_run_is_refused_and_the_run_stays_paused(
 ):
     benchmark, _systems = judged_benchmark
     run = JudgeRun.objects.create(
-        benchmark=benchmark, config=sim_config(), status=JudgeRun.Status.PAUSED
+        benchmark=benchmark,
+        judge_version=sim_config().current_version,
+        status=JudgeRun.Status.PAUSED,
     )
     client = client_for(coordinator)
     response = client.post(reverse("judge-run-control", args=[run.pk, "resume"]), follow=True)

@@ -73,11 +73,13 @@ def data(tmp_path):
 
 def test_the_report_matches_a_hand_count(data):
     round_, run = data
-    report = agreement_report(agreement_units(round_=round_, run=run), resamples=200)
+    report = agreement_report(agreement_units(round_=round_, runs=[run]), resamples=200)
     assert report["units"] == 8 and report["excluded"] == {
         "ties": 0,
         "no_consensus": 0,
+        "judge_failed": 0,
         "judge_missing": 0,
+        "judge_other_version": 0,
     }
     assert report["percent_agreement"] == 0.75  # 6 of 8
     # both hit: c1#1 c1#2 c2#3 c2#4 = 4; judge only: c1#3; human only: c2#2; both miss: 2
@@ -87,12 +89,12 @@ def test_the_report_matches_a_hand_count(data):
         "human_only": 1,
         "both_miss": 2,
         "sensitivity": 0.8,
-        "specificity": 0.6667,
+        "specificity": pytest.approx(2 / 3, abs=1e-12),
         "prevalence": 0.625,
     }
     assert report["gate"]["passed"] is True  # point estimate 0.75 >= 0.75
     stricter = agreement_report(
-        agreement_units(round_=round_, run=run), rule=GateRule.LOWER_BOUND, resamples=200
+        agreement_units(round_=round_, runs=[run]), rule=GateRule.LOWER_BOUND, resamples=200
     )
     assert stricter["gate"]["passed"] is False and stricter["gate"]["lower_bound"] < 0.75
     assert report["by_difficulty"]["hard"]["units"] == 4
@@ -126,7 +128,13 @@ def test_ties_and_missing_verdicts_are_excluded_and_counted():
         ],
         resamples=50,
     )
-    assert report["excluded"] == {"ties": 1, "no_consensus": 1, "judge_missing": 1}
+    assert report["excluded"] == {
+        "ties": 1,
+        "no_consensus": 1,
+        "judge_failed": 1,
+        "judge_missing": 0,
+        "judge_other_version": 0,
+    }
     assert report["units"] == 1
 
 
@@ -174,11 +182,11 @@ def test_the_command_prints_json_and_csv(data, capsys):
     rows = capsys.readouterr().out.splitlines()
     assert rows[0] == "breakdown,group,units,percent_agreement,wilson_low,wilson_high"
     assert rows[1].startswith("overall,,8,0.75,")
-    with pytest.raises(CommandError, match="no review round"):
+    with pytest.raises(CommandError, match="No review round nope"):
         call_command(
             "agreement_report", "--benchmark", "hb", "--round", "nope", "--judge-run", "latest"
         )
-    with pytest.raises(CommandError, match="run id or 'latest'"):
+    with pytest.raises(CommandError, match="by its id or as 'latest'"):
         call_command(
             "agreement_report", "--benchmark", "hb", "--round", "R", "--judge-run", "newest"
         )

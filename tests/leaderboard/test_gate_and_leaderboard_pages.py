@@ -26,23 +26,47 @@ def test_publishing_needs_a_passed_gate(data, coordinator, researcher):  # noqa:
     client = client_for(coordinator)
     url = reverse("leaderboard-publish", args=["hb"])
     response = client.post(url, {"run": run.pk, "profile": "heartbench"}, follow=True)
-    assert "has not been checked against the experts yet" in response.content.decode()
+    assert "has not been checked against the experts on this benchmark" in (
+        response.content.decode()
+    )
     GatePolicy.objects.create(benchmark=run.benchmark, threshold=0.8)
     client.post(reverse("gate-record", args=["hb"]), {"round": round_.pk, "run": run.pk})
+    failed = GateEvaluation.objects.get()
     refused = client.post(url, {"run": run.pk, "profile": "heartbench"}, follow=True)
-    assert "The judge failed the gate: agreement 75.0% on 8 units, threshold 80%" in (
-        refused.content.decode()
-    )
-    assert not LeaderboardSnapshot.objects.exists()
+    text = refused.content.decode().replace("&#x27;", "'")
+    assert (
+        f"judge v1 failed the gate: evaluation #{failed.pk} (round R, run #{run.pk}) found "
+        "agreement 75.0% on 8 units, threshold 80.0%"
+    ) in text
+    # Recording the same round again under a laxer policy does not overturn the failure:
+    # only a pass on a round opened later can.
     GatePolicy.objects.filter(benchmark=run.benchmark).update(threshold=0.75)
     client.post(reverse("gate-record", args=["hb"]), {"round": round_.pk, "run": run.pk})
-    published = client.post(url, {"run": run.pk, "profile": "heartbench"}, follow=True)
-    snapshot = LeaderboardSnapshot.objects.get()
-    assert snapshot.gate.passed and snapshot.rows[0]["system"] == "Sys"
-    assert "Validated: <strong>75%</strong> agreement with the expert majority (n = 8" in (
-        published.content.decode()
-    )
+    assert GateEvaluation.objects.filter(passed=True).count() == 1
+    again = client.post(url, {"run": run.pk, "profile": "heartbench"}, follow=True)
+    assert f"evaluation #{failed.pk}" in again.content.decode()
+    assert not LeaderboardSnapshot.objects.exists()
     assert client_for(researcher).post(url, {"run": run.pk}).status_code == 403
+
+
+def test_a_passed_gate_publishes_with_the_evaluation_named(data, coordinator):  # noqa: F811
+    round_, run = data
+    client = client_for(coordinator)
+    client.post(reverse("gate-record", args=["hb"]), {"round": round_.pk, "run": run.pk})
+    evaluation = GateEvaluation.objects.get()
+    published = client.post(
+        reverse("leaderboard-publish", args=["hb"]),
+        {"run": run.pk, "profile": "heartbench"},
+        follow=True,
+    )
+    snapshot = LeaderboardSnapshot.objects.get()
+    assert snapshot.gate == evaluation and snapshot.rows[0]["system"] == "Sys"
+    assert list(snapshot.runs.all()) == [run] and snapshot.judge_version == run.judge_version
+    assert (
+        f"Validated by gate evaluation #{evaluation.pk}: judge v1 agreed with the experts"
+        in published.content.decode().replace("&#x27;", "'")
+    )
+    assert "75.0% of 8 units of the round R" in published.content.decode()
 
 
 def test_leaderboard_page_is_marked_unpublished_and_refuses_experts(data, coordinator, expert):  # noqa: F811

@@ -11,10 +11,10 @@ from rest_framework.test import APIClient
 
 from annotation.models import System
 from judging.models import JudgeRun
-from judging.selectors.scores import leaderboard_rows
 from leaderboard.models import GateEvaluation, LeaderboardSnapshot
-from tests.conftest import client_for, question
-from tests.judging.selectors.test_scores import C1_RUBRIC, answer, judge, load_benchmark, merged
+from leaderboard.selectors.scores import leaderboard_rows
+from tests.conftest import board_of, client_for, question
+from tests.leaderboard.test_scores import C1_RUBRIC, answer, judge, load_benchmark, merged
 
 pytestmark = pytest.mark.django_db
 
@@ -61,7 +61,7 @@ def direct_interval(cases: list[dict[str, float]]) -> list[float]:
     """1,000 resamples of the cases with the documented seed, scored one by one."""
     picks = np.random.default_rng(20251).integers(0, len(cases), size=(1000, len(cases)))
     values = [direct_overall([cases[i] for i in drawn]) for drawn in picks]
-    return [round(float(x), 2) for x in np.percentile(values, [2.5, 97.5])]
+    return [pytest.approx(float(x), abs=1e-9) for x in np.percentile(values, [2.5, 97.5])]
 
 
 @pytest.fixture
@@ -77,30 +77,35 @@ def run() -> JudgeRun:
 
 def test_rows_match_a_direct_computation(run):
     assert C1_RUBRIC[0]["dimension"] == "情绪感知"
-    alpha, parent = leaderboard_rows(run=run, profile="heartbench")
+    alpha, parent = leaderboard_rows(board=board_of(run), profile="heartbench")
     assert (alpha["system"], alpha["is_human"], parent["system"], parent["is_human"]) == (
         "Alpha",
         False,
         "Parent",
         True,
     )
-    assert alpha["overall"] == round(direct_overall(S_D["Alpha"]), 2) == 72.17
+    exact = pytest.approx
+    assert alpha["overall"] == exact(direct_overall(S_D["Alpha"]), abs=1e-9)
+    assert round(alpha["overall"], 2) == 72.17
     assert alpha["overall_95"] == direct_interval(S_D["Alpha"])
     assert alpha["overall_95"][0] <= alpha["overall"] <= alpha["overall_95"][1]
     normal = direct_overall([S_D["Alpha"][0], S_D["Alpha"][2]])
     hard = direct_overall([S_D["Alpha"][1]])
-    assert (alpha["normal"], alpha["hard"]) == (round(normal, 2), round(hard, 2))
-    assert alpha["relative_decline"] == round((normal - hard) / normal, 4)
+    assert (alpha["normal"], alpha["hard"]) == (exact(normal, abs=1e-9), exact(hard, abs=1e-9))
+    assert alpha["relative_decline"] == exact((normal - hard) / normal, abs=1e-12)
     assert alpha["abilities"] == {
         "言语表达": 50.0,
         "好奇心": 100.0,
         "温暖": 100.0,
-        "情绪感知": round(A / 2, 2),
+        "情绪感知": exact(A / 2, abs=1e-9),
     }
-    assert alpha["categories"] == {"Personality": round(250 / 3, 2), "Emotion": round(A / 2, 2)}
+    assert alpha["categories"] == {
+        "Personality": exact(250 / 3, abs=1e-9),
+        "Emotion": exact(A / 2, abs=1e-9),
+    }
     assert alpha["scenes"] == {
         "亲密关系": 100.0,
-        "职场心理": round(direct_overall(S_D["Alpha"][:2]), 2),
+        "职场心理": exact(direct_overall(S_D["Alpha"][:2]), abs=1e-9),
     }
     assert alpha["scene_cases"] == {"亲密关系": 1, "职场心理": 2}
 
@@ -141,7 +146,7 @@ def test_the_published_snapshot_stores_and_shows_the_same_numbers(run, coordinat
         benchmark=run.benchmark,
         round=_round(run),
         run=run,
-        config=run.config,
+        judge_version=run.judge_version,
         threshold=0.75,
         rule="point",
         passed=True,
@@ -157,9 +162,9 @@ def test_the_published_snapshot_stores_and_shows_the_same_numbers(run, coordinat
         reverse("leaderboard-publish", args=["hb"]), {"run": run.pk, "profile": "heartbench"}
     )
     snapshot = LeaderboardSnapshot.objects.get()
-    assert snapshot.rows == leaderboard_rows(run=run, profile="heartbench")
+    assert snapshot.rows == leaderboard_rows(board=board_of(run), profile="heartbench")
     page = client.get(published.url).content.decode()
-    assert "Validated: <strong>87%</strong>" in page
+    assert "agreed with the experts’ majority on 87.0% of 120 units" in page.replace("&#x27;", "’")
     assert board_html(page) == board_html(live)
 
 

@@ -40,7 +40,7 @@ def test_the_pdf_has_the_gate_the_numbers_and_the_chinese_labels(data):  # noqa:
     assert "Gate passed" in text
     # 6 of 8 units agree (see the hand count in test_agreement_report).
     assert "Agreement with the human majority: 75.0% (n = 8 units)" in text
-    assert "Excluded: 0 ties, 0 without a consensus (no votes), 0 without a judge verdict" in text
+    assert "Excluded: 0 ties, 0 without votes, 0 whose judge call failed, 0 not judged in" in text
     assert "1000 resamples of whole dialogues" in text
     assert f"#{run.pk} · judge" in text and "Review round" in text
     assert re.search(r"Generated at\s*\d{4}-\d\d-\d\d \d\d:\d\d", text)
@@ -74,7 +74,7 @@ def test_an_undefined_statistic_is_written_with_its_reason(data):  # noqa: F811
     flat = " ".join(text.split())
     assert "Gate not passed" in flat
     assert f"Agreement with the human majority: undefined: {reason} (n = 0 units)" in flat
-    assert "without a judge verdict" in flat and "8 without a judge verdict" in flat
+    assert "8 whose judge call failed" in flat
     assert "nan" not in flat.lower()
 
     page = client_for(researcher).get(

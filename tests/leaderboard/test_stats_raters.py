@@ -6,13 +6,13 @@ import numpy as np
 import pytest
 from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss_kappa
 
+from annotation.consensus import majority
 from leaderboard.stats import (
     agreement_with_others,
     fleiss_kappa,
     fleiss_kappa_from_ratings,
     gwet_ac1,
     krippendorff_alpha,
-    majority,
     pairwise_agreement,
 )
 

@@ -178,7 +178,7 @@ def test_a_run_without_tasks_for_the_round_leaves_every_judge_cell_missing(data)
     # A page of items none of whose responses has a done task reads no verdicts (an empty
     # list of task ids used to stop the export).
     round_, run = data
-    other = JudgeRun.objects.create(benchmark=run.benchmark, config=run.config)
+    other = JudgeRun.objects.create(benchmark=run.benchmark, judge_version=run.judge_version)
     rows = [dict(zip(TIDY_HEADER, r, strict=True)) for r in tidy_rows(round_=round_, run=other)]
     assert len(rows) == 2 * 4 * 3
     assert {(r["judge_status"], r["judge_hit"], r["judge_reasoning"]) for r in rows} == {

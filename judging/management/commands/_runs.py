@@ -7,8 +7,14 @@ import time
 from django.core.management.base import CommandError
 
 from annotation.models import Benchmark
-from judging.models import JudgeConfig, JudgeRun, PromptTemplate
+from judging.models import JudgeRun, JudgeVersion, PromptTemplate
 from judging.selectors.runs import run_progress
+from judging.services.judge_versions import (
+    CallSettings,
+    ConfigInvalid,
+    VersionSettings,
+    judge_version_for,
+)
 from judging.services.lanes import run_here
 from judging.tasks import dispatch_and_watch
 
@@ -33,6 +39,13 @@ def add_provider_arguments(parser, *, default_prompt: str) -> None:
     parser.add_argument("--timeout", type=float, default=120.0)
     parser.add_argument("--temperature", type=float, default=0.0)
     parser.add_argument("--seed", type=int, default=None)
+    parser.add_argument("--max-tokens", type=int, default=4096, help="max output tokens")
+    parser.add_argument(
+        "--judge",
+        default="",
+        help="configuration name (default: named after the model and endpoint); the run "
+        "uses its version with exactly these settings, made if new",
+    )
     parser.add_argument("--prompt", default=default_prompt, help="prompt template name")
     parser.add_argument(
         "--via-workers", action="store_true", help="let the Celery workers do the calls"
@@ -47,29 +60,39 @@ def benchmark_from(opts) -> Benchmark:
     return benchmark
 
 
-def config_from(opts, *, structured: bool = True) -> JudgeConfig:
-    """A configuration named after the endpoint and model, updated to these options (each
-    run keeps its own copy of the settings it used)."""
+def version_from(opts, *, structured: bool = True) -> JudgeVersion:
+    """The judge version with exactly these settings: of the configuration named by
+    `--judge`, or by default one named after the model and endpoint; found, or made. Its
+    configuration's call settings (concurrency, pace, retries) are updated to these options
+    (they never change a verdict). Each run names the version it used."""
     prompt = PromptTemplate.objects.filter(name=opts["prompt"]).order_by("-version").first()
     if prompt is None:
         raise CommandError(f"no prompt template named {opts['prompt']!r}")
-    config, _ = JudgeConfig.objects.update_or_create(
-        name=f"cli: {opts['model']} @ {opts['base_url']} ({prompt.kind})"[:100],
-        defaults={
-            "base_url": opts["base_url"],
-            "model": opts["model"],
-            "api_key_env": opts["api_key_env"],
-            "max_concurrency": max(1, opts["concurrency"]),
-            "requests_per_minute": max(0, opts["rpm"]),
-            "max_attempts": max(1, opts["max_attempts"]),
-            "timeout_seconds": opts["timeout"],
-            "temperature": opts["temperature"],
-            "seed": opts["seed"],
-            "structured_output": structured,
-            "prompt": prompt,
-        },
+    name = (opts.get("judge") or "").strip() or (
+        f"cli: {opts['model']} @ {opts['base_url']} ({prompt.kind})"[:100]
     )
-    return config
+    try:
+        return judge_version_for(
+            config_name=name,
+            settings=VersionSettings(
+                model=opts["model"],
+                base_url=opts["base_url"],
+                prompt=prompt,
+                temperature=opts["temperature"],
+                seed=opts["seed"],
+                max_output_tokens=opts["max_tokens"],
+                structured_output=structured,
+            ),
+            calls=CallSettings(
+                api_key_env=opts["api_key_env"],
+                max_concurrency=max(1, opts["concurrency"]),
+                requests_per_minute=max(0, opts["rpm"]),
+                max_attempts=max(1, opts["max_attempts"]),
+                timeout_seconds=opts["timeout"],
+            ),
+        )
+    except ConfigInvalid as exc:
+        raise CommandError("; ".join(exc.errors.values())) from exc
 
 
 def workers_dispatch(opts):

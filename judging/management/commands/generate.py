@@ -6,8 +6,8 @@ from annotation.models import System
 from judging.management.commands._runs import (
     add_provider_arguments,
     benchmark_from,
-    config_from,
     execute_and_wait,
+    version_from,
     workers_dispatch,
 )
 from judging.services.runs import RunNotStartable, generation_run_start
@@ -23,13 +23,13 @@ class Command(BaseCommand):
 
     def handle(self, *args, **opts) -> None:
         benchmark = benchmark_from(opts)
-        config = config_from(opts)
+        version = version_from(opts)
         try:
             run = generation_run_start(
                 benchmark=benchmark,
                 system_name=opts["system"],
                 system_kind=opts["kind"],
-                config=config,
+                version=version,
                 dispatch=workers_dispatch(opts),
             )
         except RunNotStartable as exc:

@@ -2,12 +2,12 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.models import System
+from annotation.models import ReviewRound, System
 from judging.management.commands._runs import (
     add_provider_arguments,
     benchmark_from,
-    config_from,
     execute_and_wait,
+    version_from,
     workers_dispatch,
 )
 from judging.services.runs import RunNotStartable, judge_run_start
@@ -17,7 +17,15 @@ class Command(BaseCommand):
     help = "Judge the responses of one or more systems with an LLM and wait for the run."
 
     def add_arguments(self, parser) -> None:
-        parser.add_argument("--system", action="append", required=True, dest="systems")
+        parser.add_argument(
+            "--system", action="append", default=[], dest="systems", help="(repeatable)"
+        )
+        parser.add_argument(
+            "--round",
+            default="",
+            dest="round_name",
+            help="judge exactly this review round's items, on the rubric versions it froze",
+        )
         add_provider_arguments(parser, default_prompt="judge-zh")
         parser.add_argument(
             "--plain-json", action="store_true", help="no structured output (json_schema)"
@@ -30,12 +38,24 @@ class Command(BaseCommand):
         missing = sorted(set(opts["systems"]) - {s.name for s in systems})
         if missing:
             raise CommandError(f"unknown system(s): {', '.join(missing)}")
-        config = config_from(opts, structured=not opts["plain_json"])
+        round_ = None
+        if opts["round_name"]:
+            round_ = ReviewRound.objects.filter(
+                benchmark=benchmark, name=opts["round_name"]
+            ).first()
+            if round_ is None:
+                raise CommandError(
+                    f"no review round {opts['round_name']!r} in benchmark {benchmark.slug!r}"
+                )
+        elif not systems:
+            raise CommandError("name the systems to judge (--system), or a review round (--round)")
+        version = version_from(opts, structured=not opts["plain_json"])
         try:
             run = judge_run_start(
                 benchmark=benchmark,
                 systems=systems,
-                config=config,
+                version=version,
+                round_=round_,
                 fresh_calls=opts["fresh"],
                 dispatch=workers_dispatch(opts),
             )

@@ -13,6 +13,7 @@ from annotation.services.benchmark_import import benchmark_import
 from annotation.services.responses_import import responses_import
 from annotation.services.review_rounds import round_open
 from judging.models import JudgeConfig, PromptTemplate
+from judging.services.judge_versions import CallSettings, VersionSettings, judge_config_save
 
 DEMO_DIR = Path(settings.BASE_DIR) / "fixtures" / "demo"
 DEMO_PASSWORD = "concord-demo"
@@ -59,16 +60,17 @@ class Command(BaseCommand):
             for username, role in DEMO_USERS:
                 user_create_with_role(username=username, password=DEMO_PASSWORD, role=role)
             self._demo_round()
-            JudgeConfig.objects.get_or_create(
-                name=SIMULATOR_CONFIG,
-                defaults={
-                    "base_url": SIMULATOR_URL,
-                    "model": "concord-sim",
-                    "prompt": PromptTemplate.objects.get(name="judge-zh", version=1),
-                    "max_concurrency": 8,
-                    "is_simulated": True,
-                },
-            )
+            if not JudgeConfig.objects.filter(name=SIMULATOR_CONFIG).exists():
+                judge_config_save(
+                    name=SIMULATOR_CONFIG,
+                    settings=VersionSettings(
+                        model="concord-sim",
+                        base_url=SIMULATOR_URL,
+                        prompt=PromptTemplate.objects.get(name="judge-zh", version=1),
+                    ),
+                    calls=CallSettings(max_concurrency=8, is_simulated=True),
+                    note="demo",
+                )
         self.stdout.write(f"Demo loaded, with the review round {DEMO_ROUND!r}.")
         self.stdout.write(f"Logins (password for all: {DEMO_PASSWORD}):")
         for username, role in DEMO_USERS:

@@ -4,10 +4,41 @@ import sys
 
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.models import ReviewRound
-from judging.models import JudgeRun
-from leaderboard.agreement import GateRule, agreement_report
-from leaderboard.selectors.agreement import agreement_units
+from annotation.models import Benchmark
+from leaderboard.agreement import GateRule
+from leaderboard.selectors.evidence import (
+    EvidenceNotFound,
+    agreement_evidence,
+    evidence_header,
+)
+
+
+def add_judge_argument(parser) -> None:
+    parser.add_argument(
+        "--judge",
+        default="",
+        help="a judge's name: the newest verdicts of its current version's finished runs "
+        "(instead of --judge-run)",
+    )
+
+
+def evidence_from(opts, **overrides):
+    """The evidence the options name (the same selector as the page and the API); a
+    CommandError says what is missing."""
+    benchmark = Benchmark.objects.filter(slug=opts["benchmark"]).first()
+    if benchmark is None:
+        raise CommandError(f"no benchmark with slug {opts['benchmark']!r}")
+    try:
+        evidence = agreement_evidence(
+            benchmark=benchmark,
+            round_ref=opts["round_name"],
+            run_ref=opts["judge_run"],
+            judge=opts["judge"],
+            **overrides,
+        )
+    except EvidenceNotFound as exc:
+        raise CommandError(str(exc)) from exc
+    return evidence
 
 
 class Command(BaseCommand):
@@ -16,45 +47,26 @@ class Command(BaseCommand):
     def add_arguments(self, parser) -> None:
         parser.add_argument("--benchmark", required=True)
         parser.add_argument("--round", required=True, dest="round_name")
-        parser.add_argument("--judge-run", required=True, help="a run id, or 'latest'")
-        parser.add_argument("--threshold", type=float, default=0.75)
-        parser.add_argument("--rule", choices=[r.value for r in GateRule], default="point")
+        parser.add_argument(
+            "--judge-run",
+            default="latest",
+            help="a run id, or 'latest': the newest finished run covering the round",
+        )
+        add_judge_argument(parser)
+        parser.add_argument("--threshold", type=float, default=None)
+        parser.add_argument("--rule", choices=[r.value for r in GateRule], default=None)
         parser.add_argument("--resamples", type=int, default=1000)
         parser.add_argument("--format", choices=["json", "csv"], default="json")
 
     def handle(self, *args, **opts) -> None:
-        round_ = ReviewRound.objects.filter(
-            name=opts["round_name"], benchmark__slug=opts["benchmark"]
-        ).first()
-        if round_ is None:
-            raise CommandError(
-                f"no review round {opts['round_name']!r} in benchmark {opts['benchmark']!r}"
-            )
-        runs = JudgeRun.objects.filter(benchmark=round_.benchmark, kind=JudgeRun.Kind.JUDGE)
-        if opts["judge_run"] == "latest":
-            run = runs.filter(status=JudgeRun.Status.FINISHED).order_by("-created", "-pk").first()
-            if run is None:
-                raise CommandError(f"benchmark {opts['benchmark']!r} has no finished judge run")
-        elif opts["judge_run"].isdigit():
-            run = runs.filter(pk=int(opts["judge_run"])).first()
-            if run is None:
-                raise CommandError(f"no judge run {opts['judge_run']} for this benchmark")
-        else:
-            raise CommandError("--judge-run must be a run id or 'latest'")
-        if not 0 < opts["threshold"] <= 1:
+        if opts["threshold"] is not None and not 0 < opts["threshold"] <= 1:
             raise CommandError("--threshold must be in (0, 1]")
-        report = agreement_report(
-            agreement_units(round_=round_, run=run),
-            threshold=opts["threshold"],
-            rule=GateRule(opts["rule"]),
-            resamples=opts["resamples"],
+        evidence = evidence_from(
+            opts, threshold=opts["threshold"], rule=opts["rule"], resamples=opts["resamples"]
         )
-        report = {
-            "benchmark": opts["benchmark"],
-            "round": round_.name,
-            "judge_run": run.pk,
-            **report,
-        }
+        if evidence.report is None:
+            raise CommandError(evidence.problem)
+        report = {**evidence_header(evidence), **evidence.report}
         if opts["format"] == "json":
             self.stdout.write(json.dumps(report, ensure_ascii=False))
             return

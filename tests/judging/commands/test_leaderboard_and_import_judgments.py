@@ -76,13 +76,14 @@ def test_import_judgments_json_prints_one_object_and_stores_one_finished_run(ben
     assert run.finished is not None and run.prompt is None
     assert list(run.systems.values_list("name", flat=True)) == ["Alpha"]
     config = JudgeConfig.objects.get(name="sonnet")
-    assert (config.model, config.base_url, config.prompt, config.is_simulated) == (
+    version = config.current_version
+    assert (version.model, version.base_url, version.prompt, version.source) == (
         "sonnet",
         "",
         None,
-        False,
+        "imported",
     )
-    assert run.config == config
+    assert run.config == config and run.judge_version == version and not config.is_simulated
     task = run.tasks.get(response__case__external_id="c1")
     assert (task.status, task.reasoning) == (JudgeTask.Status.DONE, "共情到位")
     hits = list(task.verdicts.order_by("criterion__position").values_list("hit", flat=True))
@@ -233,12 +234,24 @@ def test_leaderboard_json_prints_one_object_for_the_latest_run(bench, capsys):
     import_judgments(write(bench, "s.jsonl", GOOD))
     run = JudgeRun.objects.get()
     printed = json.loads(leaderboard(capsys, "--format", "json"))
-    assert set(printed) == {"benchmark", "run", "profile", "systems"}
-    assert (printed["benchmark"], printed["run"], printed["profile"]) == (
+    assert set(printed) == {
+        "benchmark",
+        "runs",
+        "judge_version",
+        "profile",
+        "produced_by",
+        "systems",
+    }
+    assert (printed["benchmark"], printed["runs"], printed["profile"]) == (
         "hb",
-        run.pk,
+        [run.pk],
         "heartbench",
     )
+    assert printed["judge_version"] == {
+        "config": "sonnet",
+        "number": 1,
+        "fingerprint": run.judge_version.fingerprint,
+    }
     [row] = printed["systems"]
     assert set(row) == {
         "system",
@@ -279,7 +292,7 @@ def test_leaderboard_profile_changes_only_catastrophic_cases(bench, capsys):
     code = code["systems"][0]
     # 情绪感知 is hit in c1, c2 and c3 (100 each); under heartbench c1 counts 0 instead, so
     # (0 + 100 + 100) / 3 = 66.67. The normal score (c1, c3) drops; the hard one (c2) does not.
-    assert paper["abilities"]["情绪感知"] == 66.67
+    assert paper["abilities"]["情绪感知"] == pytest.approx(200 / 3, abs=1e-12)
     assert code["abilities"]["情绪感知"] == 100.0
     assert paper["normal"] < code["normal"]
     assert paper["hard"] == code["hard"]  # c2 has no catastrophic hit
@@ -289,13 +302,13 @@ def test_leaderboard_run_option_and_table_format(bench, capsys):
     import_judgments(write(bench, "s.jsonl", GOOD))
     first = JudgeRun.objects.get()
     import_judgments(write(bench, "s2.jsonl", GOOD[:1]), judge="other")
-    assert json.loads(leaderboard(capsys, "--format", "json"))["run"] != first.pk
+    assert json.loads(leaderboard(capsys, "--format", "json"))["runs"] != [first.pk]
     chosen = json.loads(leaderboard(capsys, "--format", "json", "--run", str(first.pk)))
-    assert chosen["run"] == first.pk and chosen["systems"][0]["cases_scored"] == 3
+    assert chosen["runs"] == [first.pk] and chosen["systems"][0]["cases_scored"] == 3
 
     System.objects.filter(name="Alpha").update(kind=System.Kind.HUMAN)
     table = leaderboard(capsys, "--run", str(first.pk), "--format", "table")
-    assert f"run {first.pk} (sonnet, imported, finished), profile heartbench" in table
+    assert f"Benchmark hb, sonnet v1, runs {first.pk}, profile heartbench" in table
     assert "Alpha" in table and "human" in table and "言语表达" in table and "Personality" in table
 
 
@@ -321,13 +334,15 @@ def test_leaderboard_table_shows_failed_cases_and_undefined_scores(bench, capsys
 def test_leaderboard_errors_are_clear(bench, capsys):
     with pytest.raises(CommandError, match="no benchmark with slug 'nope'"):
         call_command("leaderboard", "--benchmark", "nope", "--format", "json")
-    with pytest.raises(CommandError, match="benchmark 'hb' has no finished judge run"):
+    with pytest.raises(CommandError, match="This benchmark has no finished judge run yet"):
         leaderboard(capsys, "--format", "json")
     import_judgments(write(bench, "s.jsonl", GOOD))
-    with pytest.raises(CommandError, match="no judge run with id 9999"):
+    with pytest.raises(CommandError, match="No judge run #9999 in this benchmark"):
         leaderboard(capsys, "--run", "9999", "--format", "json")
-    with pytest.raises(CommandError, match="--run must be a run id or 'latest'"):
+    with pytest.raises(CommandError, match="--run takes run ids"):
         leaderboard(capsys, "--run", "newest", "--format", "json")
+    with pytest.raises(CommandError, match="No judge named nobody"):
+        leaderboard(capsys, "--judge", "nobody", "--format", "json")
     call_command("import_benchmark", write(bench, "o.jsonl", [question("c1")]), "--benchmark", "o")
     answers = write(bench, "oa.jsonl", [{"question_id": "c1", "response": "好"}])
     call_command("import_responses", answers, "--benchmark", "o", "--system", "Alpha")
@@ -342,7 +357,7 @@ def test_leaderboard_errors_are_clear(bench, capsys):
         "sonnet",
     )
     other = JudgeRun.objects.get(benchmark__slug="o")
-    with pytest.raises(CommandError, match=f"run {other.pk} belongs to benchmark 'o', not 'hb'"):
+    with pytest.raises(CommandError, match=f"No judge run #{other.pk} in this benchmark"):
         leaderboard(capsys, "--run", str(other.pk), "--format", "json")
     JudgeRun.objects.update(status=JudgeRun.Status.CANCELLED)
     with pytest.raises(CommandError, match="no finished judge run"):

@@ -100,7 +100,7 @@ def test_identical_requests_are_reused_unless_fresh_calls_are_asked(
 
 
 def test_a_missing_api_key_variable_refuses_the_run(judged_benchmark, sim_config, monkeypatch):
-    monkeypatch.delenv("CONCORD_TEST_KEY", raising=False)
-    with pytest.raises(RunNotStartable, match="CONCORD_TEST_KEY"):
-        start(judged_benchmark, sim_config(api_key_env="CONCORD_TEST_KEY"))
+    monkeypatch.delenv("CONCORD_JUDGE_KEY_MISSING", raising=False)
+    with pytest.raises(RunNotStartable, match="CONCORD_JUDGE_KEY_MISSING"):
+        start(judged_benchmark, sim_config(api_key_env="CONCORD_JUDGE_KEY_MISSING"))
     assert not JudgeRun.objects.exists() and not JudgeTask.objects.exists()

@@ -1,9 +1,10 @@
 import pytest
 
 from annotation.models import Response, System
-from judging.models import JudgeConfig, JudgeRun, PromptTemplate
+from judging.models import JudgeRun, PromptTemplate
 from judging.services.lanes import run_here
 from judging.services.runs import RunNotStartable, generation_run_start
+from tests.conftest import judge_config as make_config
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -37,7 +38,7 @@ def test_generation_needs_a_generation_prompt_and_judging_a_judge_prompt(
     assert not System.objects.filter(name="Gamma").exists()
     from judging.services.runs import judge_run_start
 
-    gen = JudgeConfig.objects.create(
+    gen = make_config(
         name="gen", model="m", prompt=PromptTemplate.objects.get(name="generate-en", version=1)
     )
     with pytest.raises(RunNotStartable, match="judge prompt"):

@@ -20,12 +20,14 @@ SECRET = "sk-concord-test-RecognisableKey-0123456789abcdef"
 def test_the_api_key_reaches_the_endpoint_but_no_database_log_page_or_export(
     judged_benchmark, sim_config, simulator, monkeypatch, caplog, coordinator, tmp_path, capsys
 ):
-    monkeypatch.setenv("CONCORD_JUDGE_KEY", SECRET)
+    monkeypatch.setenv("CONCORD_JUDGE_KEY_TEST", SECRET)
     simulator.configure(api_key=SECRET)  # the simulator refuses calls without this key
     caplog.set_level(logging.DEBUG)
     benchmark, systems = judged_benchmark
     run = judge_run_start(
-        benchmark=benchmark, systems=systems, config=sim_config(api_key_env="CONCORD_JUDGE_KEY")
+        benchmark=benchmark,
+        systems=systems,
+        config=sim_config(api_key_env="CONCORD_JUDGE_KEY_TEST"),
     )
     run_here(run_id=run.pk, lanes=2)
     run.refresh_from_db()
@@ -42,19 +44,19 @@ def test_the_api_key_reaches_the_endpoint_but_no_database_log_page_or_export(
         assert SECRET not in client.get(url).content.decode()
     call_command("leaderboard", "--benchmark", "hb", "--format", "json")
     assert SECRET not in capsys.readouterr().out
-    assert run.settings_snapshot["api_key_env"] == "CONCORD_JUDGE_KEY"
+    assert run.settings_snapshot["api_key_env"] == "CONCORD_JUDGE_KEY_TEST"
 
 
 def test_a_wrong_key_fails_the_calls_with_the_reason(
     judged_benchmark, sim_config, simulator, monkeypatch
 ):
-    monkeypatch.setenv("CONCORD_JUDGE_KEY", "wrong")
+    monkeypatch.setenv("CONCORD_JUDGE_KEY_TEST", "wrong")
     simulator.configure(api_key=SECRET)
     benchmark, systems = judged_benchmark
     run = judge_run_start(
         benchmark=benchmark,
         systems=systems,
-        config=sim_config(api_key_env="CONCORD_JUDGE_KEY", max_attempts=1),
+        config=sim_config(api_key_env="CONCORD_JUDGE_KEY_TEST", max_attempts=1),
     )
     run_here(run_id=run.pk, lanes=2)
     task = run.tasks.first()
@@ -77,7 +79,7 @@ def test_a_429_waits_at_least_the_retry_after_before_the_next_attempt(
         return claimed[0] if isinstance(claimed, list) else claimed
 
     lane = Lane(run_id=run.pk, token="t1", min_interval=0)
-    run = JudgeRun.objects.select_related("prompt").get(pk=run.pk)
+    run = JudgeRun.objects.select_related("judge_version__prompt").get(pk=run.pk)
     run.settings_snapshot["max_attempts"] = 3
     task = task_claim(run=run, token="t1")
     task_execute(run=run, task=task, lane=lane)

@@ -1,7 +1,8 @@
-"""Scores of a judge run: the run's verdicts turned into `CaseVerdicts`, then scored.
+"""Scores of a leaderboard: the verdicts its runs count (see `boards`), scored.
 
 The database work is a fixed handful of flat `values_list` queries whatever the size of the
-run; everything else is the pure scorer in `judging.scoring`.
+runs; everything else is the pure scorer in `judging.scoring`. Numbers are kept at full
+precision: rounding is for pages.
 """
 
 from collections.abc import Iterable, Iterator
@@ -10,10 +11,10 @@ from typing import Any
 
 import numpy as np
 from django.db import connections
-from django.db.models import Count, F
+from django.db.models import Count
 
-from annotation.models import Ability, Benchmark, Criterion, System
-from judging.models import JudgeRun, JudgeTask, Verdict
+from annotation.models import Ability, Criterion, System
+from judging.models import JudgeTask, Verdict
 from judging.scoring import CaseVerdicts, Profile, ScoredCriterion, Value
 from judging.scoring.matrix import (
     DEFAULT_RESAMPLES,
@@ -23,6 +24,7 @@ from judging.scoring.matrix import (
     overall_bootstraps,
     summarise,
 )
+from leaderboard.selectors.boards import BoardRuns
 
 # Rows per fetch while streaming verdicts: large runs never sit in memory as model objects.
 CHUNK_SIZE = 2000
@@ -49,10 +51,10 @@ def _scenario_label(primary: str | None, secondary: str | None) -> str:
     return " / ".join(part for part in (primary, secondary) if part)
 
 
-def _done_verdict_rows(run: JudgeRun) -> Iterator[tuple]:
-    """Every verdict of the run's done tasks, grouped by task and in rubric order."""
+def _done_verdict_rows(board: BoardRuns) -> Iterator[tuple]:
+    """Every verdict of the board's tasks, grouped by task and in rubric order."""
     return (
-        Verdict.objects.filter(task__run=run, task__status=JudgeTask.Status.DONE)
+        Verdict.objects.filter(task__in=board.tasks().values("pk"))
         .order_by(
             "task__response__system__name",
             "task__response__case__position",
@@ -64,13 +66,18 @@ def _done_verdict_rows(run: JudgeRun) -> Iterator[tuple]:
     )
 
 
-def _run_system_names(run: JudgeRun) -> list[str]:
-    return list(run.systems.order_by("name").values_list("name", flat=True))
+def _run_system_names(board: BoardRuns) -> list[str]:
+    return list(
+        System.objects.filter(judge_runs__in=board.run_ids)
+        .distinct()
+        .order_by("name")
+        .values_list("name", flat=True)
+    )
 
 
-def _failed_counts(run: JudgeRun) -> dict[str, int]:
+def _failed_counts(board: BoardRuns) -> dict[str, int]:
     return dict(
-        JudgeTask.objects.filter(run=run, status=JudgeTask.Status.FAILED)
+        JudgeTask.objects.filter(pk__in=board.failed().values("pk"))
         .values("response__system__name")
         .annotate(n=Count("pk"))
         .order_by()
@@ -78,15 +85,17 @@ def _failed_counts(run: JudgeRun) -> dict[str, int]:
     )
 
 
-def run_case_verdicts(*, run: JudgeRun) -> tuple[dict[str, list[CaseVerdicts]], dict[str, int]]:
-    """The run's judged cases per system name, and its failed tasks per system name.
+def board_case_verdicts(
+    *, board: BoardRuns
+) -> tuple[dict[str, list[CaseVerdicts]], dict[str, int]]:
+    """The board's judged cases per system name, and its failed cases per system name.
 
     Only done tasks become `CaseVerdicts`; a failed task is counted, never scored as 0, and a
     pending or cancelled one is neither. Every system of the run has an entry in both
     mappings, even one with nothing judged.
     """
-    cases: dict[str, list[CaseVerdicts]] = {name: [] for name in _run_system_names(run)}
-    failed = _failed_counts(run)
+    cases: dict[str, list[CaseVerdicts]] = {name: [] for name in _run_system_names(board)}
+    failed = _failed_counts(board)
 
     current_task: int | None = None
     head: tuple = ()
@@ -103,7 +112,7 @@ def run_case_verdicts(*, run: JudgeRun) -> tuple[dict[str, list[CaseVerdicts]], 
             )
         )
 
-    for row in _done_verdict_rows(run):
+    for row in _done_verdict_rows(board):
         task_id, *case_fields, label, category, weight, catastrophic, hit = row
         if task_id != current_task:
             if current_task is not None:
@@ -128,8 +137,8 @@ def run_case_verdicts(*, run: JudgeRun) -> tuple[dict[str, list[CaseVerdicts]], 
     return cases, failed
 
 
-def _rounded(value: Value, digits: int) -> float | None:
-    return None if value.value is None else round(value.value, digits)
+def _number(value: Value) -> float | None:
+    return value.value
 
 
 def _taxonomy_order(labels: Iterable[str]) -> tuple[list[str], dict[str, tuple[str, str]]]:
@@ -147,9 +156,9 @@ def _taxonomy_order(labels: Iterable[str]) -> tuple[list[str], dict[str, tuple[s
     return ordered, {label: known[label] for label in ordered if label in known}
 
 
-def _done_tasks(run: JudgeRun) -> list[tuple]:
+def _done_tasks(board: BoardRuns) -> list[tuple]:
     return list(
-        JudgeTask.objects.filter(run=run, status=JudgeTask.Status.DONE)
+        JudgeTask.objects.filter(pk__in=board.tasks().values("pk"))
         .order_by("pk")
         .values_list(
             "pk",
@@ -160,11 +169,11 @@ def _done_tasks(run: JudgeRun) -> list[tuple]:
     )
 
 
-def _verdict_arrays(run: JudgeRun) -> np.ndarray:
-    """(task id, criterion id, hit) of every verdict of the run's done tasks, as one integer
+def _verdict_arrays(board: BoardRuns) -> np.ndarray:
+    """(task id, criterion id, hit) of every verdict of the board's tasks, as one integer
     array: three small columns instead of joined labels keep the read fast at full scale."""
     rows = (
-        Verdict.objects.filter(task__run=run, task__status=JudgeTask.Status.DONE)
+        Verdict.objects.filter(task__in=board.tasks().values("pk"))
         .order_by()
         .values_list("task_id", "criterion_id", "hit")
     )
@@ -178,12 +187,12 @@ def _verdict_arrays(run: JudgeRun) -> np.ndarray:
     return flat.reshape(-1, 3)
 
 
-def _criteria(run: JudgeRun, ids: np.ndarray) -> list[tuple]:
+def _criteria(board: BoardRuns, ids: np.ndarray) -> list[tuple]:
     """The verdicts' criteria, ordered by pk. Read through the done tasks' rubric versions (a
     subquery) rather than by listing 11,000 ids; a verdict on a criterion of another version
     would be a data error, but it costs one more query to still score it correctly."""
     fields = ("pk", "ability__label", "weight", "is_catastrophic")
-    versions = JudgeTask.objects.filter(run=run, status=JudgeTask.Status.DONE).values(
+    versions = JudgeTask.objects.filter(pk__in=board.tasks().values("pk")).values(
         "rubric_version_id"
     )
     found = list(
@@ -215,13 +224,13 @@ def _row(name: str, kind: str, summary: MatrixSummary | None, failed: int) -> di
         }
         undefined = {field: v.reason for field, v in values.items() if not v.is_defined}
         ci = summary.interval
-        interval = None if ci.low is None else [round(ci.low, 2), round(ci.high, 2)]
+        interval = None if ci.low is None else [ci.low, ci.high]
         if ci.low is None:
             undefined["overall_95"] = ci.reason
-        abilities = {label: round(score, 2) for label, score in summary.abilities.items()}
+        abilities = dict(summary.abilities)
         counts = summary.ability_case_counts
-        categories = {name: round(score, 2) for name, score in summary.categories.items()}
-        scenes = {name: _rounded(value, 2) for name, value in summary.scenes.items()}
+        categories = dict(summary.categories)
+        scenes = {name: _number(value) for name, value in summary.scenes.items()}
         scene_counts = summary.scene_case_counts
         undefined.update(
             {f"scenes.{name}": v.reason for name, v in summary.scenes.items() if not v.is_defined}
@@ -231,10 +240,7 @@ def _row(name: str, kind: str, summary: MatrixSummary | None, failed: int) -> di
         "system": name,
         "kind": kind,
         "is_human": kind == System.Kind.HUMAN,
-        **{
-            field: _rounded(value, 4 if field == "relative_decline" else 2)
-            for field, value in values.items()
-        },
+        **{field: _number(value) for field, value in values.items()},
         "overall_95": interval,
         "bootstrap": {"resamples": DEFAULT_RESAMPLES, "seed": DEFAULT_SEED, "unit": "case"},
         "abilities": abilities,
@@ -248,22 +254,22 @@ def _row(name: str, kind: str, summary: MatrixSummary | None, failed: int) -> di
     }
 
 
-def leaderboard_rows(*, run: JudgeRun, profile: str) -> list[dict[str, Any]]:
-    """One row per system of the run under `profile`, best overall first.
+def leaderboard_rows(*, board: BoardRuns, profile: str) -> list[dict[str, Any]]:
+    """One row per system of the board's runs under `profile`, best overall first.
 
     Scored with the vectorised `judging.scoring.matrix` (the same rules as `score_system`),
-    with a 95% bootstrap interval of the overall score resampling cases. Numbers are
-    rounded for display (2 decimals; the relative decline, a fraction, to 4). A score that
-    cannot be computed is None, with the reason under "undefined". Scenes are the cases'
-    primary scenario labels ("" when a case has none). Seven queries whatever the size (one
-    more only for verdicts on criteria outside their task's rubric version, a data error).
+    with a 95% bootstrap interval of the overall score resampling cases. Numbers are at full
+    precision (pages round them). A score that cannot be computed is None, with the reason
+    under "undefined". Scenes are the cases' primary scenario labels ("" when a case has
+    none). Seven queries whatever the size (one more only for verdicts on criteria outside
+    their task's rubric version, a data error).
     """
     profile = Profile(profile)
-    names = _run_system_names(run)
-    failed = _failed_counts(run)
-    tasks = _done_tasks(run)
-    verdicts = _verdict_arrays(run)
-    criteria = _criteria(run, verdicts[:, 1])
+    names = _run_system_names(board)
+    failed = _failed_counts(board)
+    tasks = _done_tasks(board)
+    verdicts = _verdict_arrays(board)
+    criteria = _criteria(board, verdicts[:, 1])
     labels, categories = _taxonomy_order({label for _, label, _, _ in criteria})
     column = {label: i for i, label in enumerate(labels)}
 
@@ -350,13 +356,3 @@ def heatmap_columns(*, labels: Iterable[str]) -> list[dict[str, Any]]:
             groups.append({"key": key, "name": name, "abilities": []})
         groups[-1]["abilities"].append({"label": label, "name": ability.name if ability else label})
     return groups
-
-
-def latest_finished_run(*, benchmark: Benchmark) -> JudgeRun | None:
-    """The benchmark's most recently finished run, LLM-judged or imported."""
-    return (
-        JudgeRun.objects.filter(benchmark=benchmark, status=JudgeRun.Status.FINISHED)
-        .order_by(F("finished").desc(nulls_last=True), "-pk")
-        .select_related("config")
-        .first()
-    )

@@ -17,9 +17,10 @@ from annotation.services.benchmark_import import benchmark_import
 from annotation.services.responses_import import responses_import
 from judging.models import JudgeRun, JudgeTask
 from judging.scoring import CaseVerdicts, ScoredCriterion
-from judging.selectors.scores import latest_finished_run, leaderboard_rows, run_case_verdicts
+from judging.selectors.runs import latest_finished_run
 from judging.services.judgments_import import judgments_import
-from tests.conftest import jsonl_bytes, lines, question
+from leaderboard.selectors.scores import board_case_verdicts, leaderboard_rows
+from tests.conftest import board_of, jsonl_bytes, lines, question
 
 pytestmark = pytest.mark.django_db
 
@@ -82,7 +83,7 @@ def two_systems() -> JudgeRun:
 
 
 def test_case_verdicts_carry_labels_categories_weights_and_hits(two_systems):
-    cases, failed = run_case_verdicts(run=two_systems)
+    cases, failed = board_case_verdicts(board=board_of(two_systems))
     assert failed == {"Alpha": 0, "Beta": 0}
     assert [case.case_id for case in cases["Alpha"]] == ["c1", "c2"]
     c1 = cases["Alpha"][0]
@@ -114,38 +115,47 @@ def test_leaderboard_numbers_match_a_hand_computation(two_systems):
     assert s_c1 == pytest.approx(77.3706, abs=1e-4)
     normal, hard = (s_c1 + 200) / 3, 100 / 3
 
-    rows = leaderboard_rows(run=two_systems, profile="heartbench")
+    rows = leaderboard_rows(board=board_of(two_systems), profile="heartbench")
     alpha = rows[0]
+    exact = pytest.approx
+    # Full precision: machine-readable outputs are never rounded (pages round).
     assert alpha == {
         "system": "Alpha",
         "kind": "llm",
         "is_human": False,
-        "overall": round((s_c1 / 2 + 150) / 3, 2),
+        "overall": exact((s_c1 / 2 + 150) / 3, abs=1e-9),
         # Two cases: the resamples are {c1, c1}, {c1, c2} and {c2, c2}, so the percentiles
         # reach the normal-only and the hard-only scores.
-        "overall_95": [round(hard, 2), round(normal, 2)],
+        "overall_95": [exact(hard, abs=1e-9), exact(normal, abs=1e-9)],
         "bootstrap": {"resamples": 1000, "seed": 20251, "unit": "case"},
-        "normal": round(normal, 2),
-        "hard": round(hard, 2),
-        "relative_decline": round((normal - hard) / normal, 4),
-        "abilities": {"言语表达": 50.0, "好奇心": 100.0, "情绪感知": round(s_c1 / 2, 2)},
+        "normal": exact(normal, abs=1e-9),
+        "hard": exact(hard, abs=1e-9),
+        "relative_decline": exact((normal - hard) / normal, abs=1e-12),
+        "abilities": {"言语表达": 50.0, "好奇心": 100.0, "情绪感知": exact(s_c1 / 2, abs=1e-9)},
         "ability_cases": {"言语表达": 2, "好奇心": 2, "情绪感知": 2},
-        "categories": {"Personality": 75.0, "Emotion": round(s_c1 / 2, 2)},
+        "categories": {"Personality": 75.0, "Emotion": exact(s_c1 / 2, abs=1e-9)},
         # Both cases are in the 职场心理 scene.
-        "scenes": {"职场心理": round((s_c1 / 2 + 150) / 3, 2)},
+        "scenes": {"职场心理": exact((s_c1 / 2 + 150) / 3, abs=1e-9)},
         "scene_cases": {"职场心理": 2},
         "cases_scored": 2,
         "cases_failed": 0,
         "undefined": {},
     }
-    assert (alpha["overall"], alpha["normal"], alpha["hard"]) == (62.9, 92.46, 33.33)
-    assert alpha["relative_decline"] == 0.6395
+    assert alpha["overall"] != round(alpha["overall"], 2)  # not rounded
+    assert (alpha["overall"], alpha["normal"], alpha["hard"]) == (
+        exact(62.895, abs=1e-3),
+        exact(92.457, abs=1e-3),
+        exact(33.333, abs=1e-3),
+    )
 
 
 def test_a_catastrophic_hit_zeroes_the_case_under_heartbench_only(two_systems):
     # Beta c1 hits 其他: under the paper's rule every S_d of c1 is 0, so each ability is
     # (0 + 100) / 2 = 50, overall 50, normal 0 and the decline relative to 0 is undefined.
-    paper = {row["system"]: row for row in leaderboard_rows(run=two_systems, profile="heartbench")}
+    paper = {
+        row["system"]: row
+        for row in leaderboard_rows(board=board_of(two_systems), profile="heartbench")
+    }
     beta = paper["Beta"]
     assert (beta["overall"], beta["normal"], beta["hard"]) == (50.0, 0.0, 100.0)
     assert beta["abilities"] == {"言语表达": 50.0, "好奇心": 50.0, "情绪感知": 50.0}
@@ -153,7 +163,7 @@ def test_a_catastrophic_hit_zeroes_the_case_under_heartbench_only(two_systems):
     assert "normal score is 0" in beta["undefined"]["relative_decline"]
 
     # The released code only fires on a positive weight, and 其他 is null: c1 keeps 100s.
-    code_rows = leaderboard_rows(run=two_systems, profile="heartbench-code")
+    code_rows = leaderboard_rows(board=board_of(two_systems), profile="heartbench-code")
     assert [row["system"] for row in code_rows] == ["Beta", "Alpha"]
     beta = code_rows[0]
     assert (beta["overall"], beta["normal"], beta["hard"]) == (100.0, 100.0, 100.0)
@@ -180,13 +190,15 @@ def test_failed_tasks_are_counted_and_never_scored(two_systems):
         status=JudgeTask.Status.CANCELLED
     )
 
-    cases, failed = run_case_verdicts(run=run)
+    cases, failed = board_case_verdicts(board=board_of(run))
     assert failed == {"Alpha": 0, "Beta": 0, "Gamma": 1}
     assert [case.case_id for case in cases["Gamma"]] == ["c1"]
     assert [case.case_id for case in cases["Beta"]] == ["c1"]
 
     gamma = next(
-        r for r in leaderboard_rows(run=run, profile="heartbench") if r["system"] == "Gamma"
+        r
+        for r in leaderboard_rows(board=board_of(run), profile="heartbench")
+        if r["system"] == "Gamma"
     )
     # Only c1 counts: 情绪感知 100, 好奇心 100, 言语表达 100 -> 100, not (100 + 0) / 2.
     assert gamma["overall"] == 100.0 and gamma["normal"] == 100.0
@@ -198,7 +210,7 @@ def test_failed_tasks_are_counted_and_never_scored(two_systems):
 def test_rows_put_undefined_overall_last(two_systems):
     System.objects.create(name="Idle", kind=System.Kind.HUMAN)
     two_systems.systems.add(System.objects.get(name="Idle"))
-    rows = leaderboard_rows(run=two_systems, profile="heartbench")
+    rows = leaderboard_rows(board=board_of(two_systems), profile="heartbench")
     assert [row["system"] for row in rows] == ["Alpha", "Beta", "Idle"]
     idle = rows[-1]
     assert idle["kind"] == "human" and idle["overall"] is None
@@ -215,9 +227,9 @@ def _queries_for(cases: int, slug: str) -> int:
     runs = [
         judge(name, {qid: [1, 0, 1, 0] for qid in qids}, slug=slug) for name in ("Alpha", "Beta")
     ]
-    run = merged(*runs)
+    board = board_of(merged(*runs))
     with CaptureQueriesContext(connection) as captured:
-        rows = leaderboard_rows(run=run, profile="heartbench")
+        rows = leaderboard_rows(board=board, profile="heartbench")
     assert rows[0]["cases_scored"] == cases + 1
     return len(captured)
 

@@ -4,9 +4,11 @@ import unicodedata
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.models import Benchmark
+from config.version import CONCORD_VERSION
 from judging.models import JudgeRun
 from judging.scoring import Profile
-from judging.selectors.scores import latest_finished_run, leaderboard_rows
+from leaderboard.selectors.boards import BoardNotFound, board_runs
+from leaderboard.selectors.scores import leaderboard_rows
 
 MISSING = "-"
 
@@ -54,12 +56,22 @@ def _percent(value: float | None) -> str:
 
 
 class Command(BaseCommand):
-    help = "Print the leaderboard of a judge run: overall, normal/hard, categories, abilities."
+    help = (
+        "Print a judge's leaderboard: overall, normal/hard, categories, abilities. By default "
+        "the judge version that finished a run last, over every system its finished runs judged."
+    )
 
     def add_arguments(self, parser) -> None:
         parser.add_argument("--benchmark", required=True, help="benchmark slug")
         parser.add_argument(
-            "--run", default="latest", help="judge run id, or 'latest' finished run (default)"
+            "--judge", default="", help="judge configuration name (its current version)"
+        )
+        parser.add_argument(
+            "--run",
+            action="append",
+            default=[],
+            dest="runs",
+            help="judge run id (repeatable; 'latest' is the default choice)",
         )
         parser.add_argument(
             "--profile",
@@ -69,54 +81,53 @@ class Command(BaseCommand):
         )
         parser.add_argument("--format", choices=["json", "table"], default="table")
 
-    def handle(self, *args, benchmark, run, profile, format, **options) -> None:
+    def handle(self, *args, benchmark, judge, runs, profile, format, **options) -> None:
         bench = Benchmark.objects.filter(slug=benchmark).first()
         if bench is None:
             raise CommandError(f"no benchmark with slug {benchmark!r}")
-        judge_run = self.find_run(bench, run)
-        rows = leaderboard_rows(run=judge_run, profile=profile)
+        runs = [value for value in runs if value != "latest"]
+        if not all(value.isdigit() for value in runs):
+            raise CommandError(f"--run takes run ids, got {' '.join(runs)!r}")
+        try:
+            board = board_runs(benchmark=bench, judge=judge, runs=[int(v) for v in runs])
+        except BoardNotFound as exc:
+            raise CommandError(str(exc)) from exc
+        for run in board.runs:
+            if run.status != JudgeRun.Status.FINISHED:
+                self.stderr.write(
+                    f"warning: run {run.pk} is {run.status}; its scores cover only the "
+                    "responses judged so far"
+                )
+        rows = leaderboard_rows(board=board, profile=profile)
         if format == "json":
-            payload = {"benchmark": bench.slug, "run": judge_run.pk, "profile": profile}
+            version = board.judge_version
+            payload = {
+                "benchmark": bench.slug,
+                "runs": board.run_ids,
+                "judge_version": None
+                if version is None
+                else {
+                    "config": version.config.name,
+                    "number": version.number,
+                    "fingerprint": version.fingerprint,
+                },
+                "profile": profile,
+                "produced_by": f"Concord {CONCORD_VERSION}",
+            }
             self.stdout.write(json.dumps({**payload, "systems": rows}, ensure_ascii=False))
             return
-        self.stdout.write("\n".join(self.table(bench, judge_run, profile, rows)))
+        self.stdout.write("\n".join(self.table(bench, board, profile, rows)))
 
-    def find_run(self, bench: Benchmark, wanted: str) -> JudgeRun:
-        if wanted == "latest":
-            found = latest_finished_run(benchmark=bench)
-            if found is None:
-                raise CommandError(
-                    f"benchmark {bench.slug!r} has no finished judge run; start one or "
-                    "import judgments with import_judgments"
-                )
-            return found
-        try:
-            run_id = int(wanted)
-        except ValueError:
-            raise CommandError(f"--run must be a run id or 'latest', got {wanted!r}") from None
-        found = JudgeRun.objects.filter(pk=run_id).select_related("benchmark", "config").first()
-        if found is None:
-            raise CommandError(f"no judge run with id {run_id}")
-        if found.benchmark_id != bench.pk:
-            raise CommandError(
-                f"judge run {run_id} belongs to benchmark {found.benchmark.slug!r}, "
-                f"not {bench.slug!r}"
-            )
-        if found.status != JudgeRun.Status.FINISHED:
-            self.stderr.write(
-                f"warning: run {run_id} is {found.status}; its scores cover only the "
-                "responses judged so far"
-            )
-        return found
-
-    def table(self, bench: Benchmark, run: JudgeRun, profile: str, rows: list[dict]) -> list[str]:
+    def table(self, bench: Benchmark, board, profile: str, rows: list[dict]) -> list[str]:
+        version = board.judge_version
+        judge = version.label if version else "runs of several judge versions"
         out = [
-            f"Benchmark {bench.slug}, run {run.pk} ({run.config.name}, {run.source}, "
-            f"{run.status}), profile {profile}",
+            f"Benchmark {bench.slug}, {judge}, runs {', '.join(map(str, board.run_ids))}, "
+            f"profile {profile}",
             "",
         ]
         if not rows:
-            return [*out, "The run has no systems."]
+            return [*out, "The runs have no systems."]
         out += render_table(
             [
                 "#",

@@ -1,0 +1,85 @@
+from django.conf import settings
+from django.core.validators import MaxValueValidator, MinValueValidator
+from django.db import models
+from django.utils.translation import gettext_lazy as _
+
+from annotation.models.rubrics import ImmutableModel
+from judging import judge_settings
+from judging.models.config import JudgeConfig, PromptTemplate
+
+
+class JudgeVersion(ImmutableModel):
+    """One immutable state of a judge configuration: every setting that can change a
+    verdict. Editing those settings makes a new version; a run, a gate evaluation and a
+    published leaderboard each name the version they used, so evidence gathered for one
+    version never vouches for another."""
+
+    class Source(models.TextChoices):
+        LLM = judge_settings.LLM, _("LLM called by Concord")
+        IMPORTED = judge_settings.IMPORTED, _("verdicts imported from a file")
+
+    config = models.ForeignKey(JudgeConfig, on_delete=models.CASCADE, related_name="versions")
+    number = models.PositiveIntegerField(_("version"))
+    source = models.CharField(max_length=10, choices=Source.choices, default=Source.LLM)
+    model = models.CharField(_("model"), max_length=200)
+    base_url = models.URLField(_("base URL"), max_length=300, blank=True)
+    temperature = models.FloatField(
+        _("temperature"), default=0.0, validators=[MinValueValidator(0), MaxValueValidator(2)]
+    )
+    seed = models.IntegerField(_("seed"), null=True, blank=True)
+    max_output_tokens = models.PositiveIntegerField(_("max output tokens"), default=4096)
+    structured_output = models.BooleanField(_("use structured output (json_schema)"), default=True)
+    prompt = models.ForeignKey(
+        PromptTemplate,
+        on_delete=models.PROTECT,
+        related_name="judge_versions",
+        null=True,
+        blank=True,
+    )
+    fingerprint = models.CharField(_("fingerprint of the settings"), max_length=64)
+    note = models.CharField(_("change note"), max_length=300, blank=True)
+    author = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True
+    )
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["config", "-number"]
+        constraints = [
+            models.UniqueConstraint(fields=["config", "number"], name="judge_version_number"),
+            models.UniqueConstraint(
+                fields=["config", "fingerprint"], name="judge_version_fingerprint"
+            ),
+        ]
+        verbose_name = _("judge version")
+        verbose_name_plural = _("judge versions")
+
+    def __str__(self) -> str:
+        return f"{self.config.name} v{self.number}"
+
+    @property
+    def label(self) -> str:
+        return f"{self.config.name} v{self.number}"
+
+    def settings(self) -> dict:
+        """The settings as `judge_settings` defines them, the prompt by its full text."""
+        prompt = self.prompt
+        return judge_settings.judge_settings(
+            source=self.source,
+            model=self.model,
+            base_url=self.base_url,
+            temperature=self.temperature,
+            seed=self.seed,
+            max_output_tokens=self.max_output_tokens,
+            structured_output=self.structured_output,
+            prompt=None
+            if prompt is None
+            else judge_settings.prompt_settings(
+                name=prompt.name,
+                version=prompt.version,
+                kind=prompt.kind,
+                language=prompt.language,
+                system_text=prompt.system_text,
+                user_text=prompt.user_text,
+            ),
+        )

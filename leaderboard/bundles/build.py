@@ -1,0 +1,269 @@
+"""Writing the evidence bundle of a published leaderboard: the board, the gate evaluation it
+rests on (report JSON and PDF, the round's items, the votes as they stood when it was
+recorded, the evaluated run's verdicts), the judge version with its prompt's full text,
+the rubric versions in HeartBench's question format and a manifest with every file's
+SHA-256. The zip file is written with the standard library's zipfile."""
+
+import hashlib
+import json
+import zipfile
+from collections import defaultdict
+from typing import IO
+
+from django.utils import timezone
+
+from annotation.models import Ability, Criterion, ReviewItem, RubricVersion
+from annotation.selectors.vote_history import votes_as_of
+from config.version import CONCORD_VERSION
+from judging.models import JudgeTask, Verdict
+from leaderboard.bundles import layout
+from leaderboard.bundles.verify import evaluation_units
+from leaderboard.models import GateEvaluation, LeaderboardSnapshot
+from leaderboard.report_pdf import Identification, agreement_pdf_bytes, system_hit_rates
+from leaderboard.selectors.agreement import rater_pseudonyms
+from leaderboard.selectors.boards import BoardRuns
+
+
+def _judge_version(version) -> dict:
+    return {
+        "config": version.config.name,
+        "number": version.number,
+        "fingerprint": version.fingerprint,
+        "created": version.created.isoformat(),
+        "settings": version.settings(),
+    }
+
+
+def _board_csv(rows: list[dict]) -> bytes:
+    abilities = list(dict.fromkeys(label for row in rows for label in row.get("abilities", {})))
+    header = [
+        "system",
+        "kind",
+        "overall",
+        "overall_95_low",
+        "overall_95_high",
+        "normal",
+        "hard",
+        "relative_decline",
+        "cases_scored",
+        "cases_failed",
+        *(f"ability:{label}" for label in abilities),
+    ]
+
+    def cell(value):
+        return "" if value is None else repr(value) if isinstance(value, float) else value
+
+    lines = [
+        [
+            row["system"],
+            row["kind"],
+            *(cell(row.get(name)) for name in ("overall",)),
+            *(cell(v) for v in (row.get("overall_95") or [None, None])),
+            *(cell(row.get(name)) for name in ("normal", "hard", "relative_decline")),
+            row.get("cases_scored"),
+            row.get("cases_failed"),
+            *(cell(row.get("abilities", {}).get(label)) for label in abilities),
+        ]
+        for row in rows
+    ]
+    return layout.csv_bytes(header, lines)
+
+
+def _hits_by_task(task_ids) -> dict[int, list[bool]]:
+    hits: dict[int, list[bool]] = defaultdict(list)
+    for task, hit in (
+        Verdict.objects.filter(task_id__in=task_ids)
+        .order_by("task_id", "criterion__position")
+        .values_list("task_id", "hit")
+    ):
+        hits[task].append(hit)
+    return hits
+
+
+def _task_rows(tasks) -> list[dict]:
+    """One line per task: its case, system, rubric version, status and hits in rubric order."""
+    rows = list(
+        tasks.order_by("case__position", "system__name", "pk").values_list(
+            "pk",
+            "run_id",
+            "case__external_id",
+            "system__name",
+            "rubric_version__number",
+            "status",
+        )
+    )
+    hits = _hits_by_task([row[0] for row in rows if row[5] == JudgeTask.Status.DONE])
+    return [
+        {
+            "run": run,
+            "question_id": qid,
+            "system": system,
+            "rubric_version": version,
+            "status": status,
+            "hits": [int(hit) for hit in hits.get(pk, [])],
+        }
+        for pk, run, qid, system, version, status in rows
+    ]
+
+
+def _rubric_lines(version_ids) -> list[dict]:
+    criteria: dict[int, list] = defaultdict(list)
+    for version, label, weight, text, catastrophic in (
+        Criterion.objects.filter(rubric_version_id__in=version_ids)
+        .order_by("rubric_version_id", "position")
+        .values_list("rubric_version_id", "ability__label", "weight", "text", "is_catastrophic")
+    ):
+        criteria[version].append(
+            {"dimension": label, "score": weight, "content": text, "catastrophic": catastrophic}
+        )
+    versions = (
+        RubricVersion.objects.filter(pk__in=version_ids)
+        .select_related("case__scenario")
+        .order_by("case__position", "number")
+    )
+    return [
+        {
+            "question_id": version.case.external_id,
+            "rubric_version": version.number,
+            "difficulty": version.case.difficulty,
+            "primary_scene": version.case.scenario.primary if version.case.scenario else "",
+            "secondary_scene": version.case.scenario.secondary if version.case.scenario else "",
+            "dialogue": version.case.dialogue,
+            "rubric": criteria[version.pk],
+        }
+        for version in versions
+    ]
+
+
+def _evaluation_files(evaluation: GateEvaluation, prefix: str) -> tuple[dict, set[int]]:
+    round_, run = evaluation.round, evaluation.run
+    items = list(
+        ReviewItem.objects.filter(round=round_).values_list(
+            "response_id",
+            "response__case__external_id",
+            "response__system__name",
+            "rubric_version_id",
+            "rubric_version__number",
+        )
+    )
+    by_response = {row[0]: (row[1], row[2]) for row in items}
+    positions = dict(
+        Criterion.objects.filter(rubric_version_id__in={row[3] for row in items}).values_list(
+            "pk", "position"
+        )
+    )
+    names = rater_pseudonyms(round_=round_)
+    votes = [
+        [
+            *by_response[response],
+            positions[criterion],
+            names.get(expert, f"E{expert}"),
+            int(hit),
+        ]
+        for response, criterion, expert, hit in votes_as_of(round_=round_, when=evaluation.created)
+        if criterion in positions
+    ]
+    verdicts = _task_rows(JudgeTask.objects.filter(run=run, response_id__in=list(by_response)))
+    files = {
+        prefix + layout.EVALUATION: layout.json_bytes(
+            {
+                "id": evaluation.pk,
+                "round": round_.name,
+                "round_opened": round_.created.isoformat(),
+                "run": run.pk,
+                "judge_version": _judge_version(evaluation.judge_version),
+                "threshold": evaluation.threshold,
+                "rule": evaluation.rule,
+                "passed": evaluation.passed,
+                "units": evaluation.units,
+                "agreement": evaluation.agreement,
+                "lower_bound": evaluation.lower_bound,
+                "upper_bound": evaluation.upper_bound,
+                "recorded": evaluation.created.isoformat(),
+            }
+        ),
+        prefix + layout.REPORT_JSON: layout.json_bytes(evaluation.report),
+        prefix + layout.ITEMS: layout.csv_bytes(
+            layout.ITEM_FIELDS, [(qid, system, number) for _, qid, system, _, number in items]
+        ),
+        prefix + layout.VOTES: layout.csv_bytes(layout.VOTE_FIELDS, votes),
+        prefix + layout.EVALUATION_VERDICTS: layout.jsonl_bytes(verdicts),
+    }
+    return files, {row[3] for row in items}
+
+
+def _pdf(evaluation: GateEvaluation, files: dict, prefix: str, rubrics, taxonomy) -> bytes:
+    units = evaluation_units(files, prefix, rubrics, taxonomy)
+    ident = Identification(
+        benchmark=f"{evaluation.benchmark.name} ({evaluation.benchmark.slug})",
+        round=evaluation.round.name,
+        run=f"#{evaluation.run_id} · {evaluation.judge_version.label}",
+        generated_at=evaluation.created.isoformat(timespec="minutes"),
+    )
+    return agreement_pdf_bytes(evaluation.report, ident=ident, systems=system_hit_rates(units))
+
+
+def bundle_files(snapshot: LeaderboardSnapshot) -> dict[str, bytes]:
+    """Every file of the bundle but the manifest, by name."""
+    evaluation = snapshot.gate
+    runs = tuple(snapshot.runs.select_related("judge_version__config").order_by("-pk"))
+    board = BoardRuns(benchmark=snapshot.benchmark, runs=runs, chosen_by="runs")
+    counted = JudgeTask.objects.filter(pk__in=board.tasks().values("pk"))
+    board_tasks = counted | JudgeTask.objects.filter(pk__in=board.failed().values("pk"))
+    board_verdicts = _task_rows(board_tasks)
+    prefix = layout.EVALUATION_DIR.format(id=evaluation.pk)
+    files, item_versions = _evaluation_files(evaluation, prefix)
+    versions = set(board_tasks.values_list("rubric_version_id", flat=True)) | item_versions
+    rubric_lines = _rubric_lines(versions)
+    taxonomy = dict(
+        Ability.objects.filter(criteria__rubric_version_id__in=versions)
+        .distinct()
+        .values_list("label", "category__name_en")
+    )
+    rubrics = {layout.rubric_key(r["question_id"], r["rubric_version"]): r for r in rubric_lines}
+    files[prefix + layout.REPORT_PDF] = _pdf(evaluation, files, prefix, rubrics, taxonomy)
+    files.update(
+        {
+            layout.BOARD_JSON: layout.json_bytes(
+                {
+                    "snapshot": snapshot.pk,
+                    "benchmark": snapshot.benchmark.slug,
+                    "profile": snapshot.profile,
+                    "published": snapshot.created.isoformat(),
+                    "published_by": snapshot.published_by.get_username(),
+                    "judge_version": f"{snapshot.judge_version.label}",
+                    "runs": sorted(run.pk for run in runs),
+                    "evaluations": [evaluation.pk],
+                    "rubric_changes": snapshot.rubric_changes,
+                    "rows": snapshot.rows,
+                }
+            ),
+            layout.BOARD_CSV: _board_csv(snapshot.rows),
+            layout.JUDGE_VERSION: layout.json_bytes(_judge_version(snapshot.judge_version)),
+            layout.RUBRICS: layout.jsonl_bytes(rubric_lines),
+            layout.TAXONOMY: layout.json_bytes(taxonomy),
+            layout.VERDICTS: layout.jsonl_bytes(board_verdicts),
+        }
+    )
+    return files
+
+
+def bundle_write(snapshot: LeaderboardSnapshot, out: IO[bytes]) -> None:
+    """Write the snapshot's bundle as a zip file to `out`."""
+    files = bundle_files(snapshot)
+    manifest = {
+        "format": layout.FORMAT,
+        "version": layout.VERSION,
+        "concord": CONCORD_VERSION,
+        "created": timezone.now().isoformat(),
+        "snapshot": snapshot.pk,
+        "benchmark": snapshot.benchmark.slug,
+        "files": {
+            name: {"sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data)}
+            for name, data in sorted(files.items())
+        },
+    }
+    with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr(layout.MANIFEST, json.dumps(manifest, indent=1, sort_keys=True))
+        for name, data in sorted(files.items()):
+            archive.writestr(name, data)

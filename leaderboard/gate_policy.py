@@ -1,0 +1,94 @@
+"""The gate's policy: may this leaderboard be published, and on which evidence? One pure
+function, used by the page, the API and the commands alike (no Django here).
+
+- A board is published only from finished runs of one judge version.
+- That version needs a passing gate evaluation on this benchmark. Evaluations count in the
+  order of their rounds: the newest round evaluated decides, and a failure on it stands
+  (only a pass on a round opened later overturns it). Recording an older round again
+  changes nothing.
+- If the board judged rubric versions that changed since the deciding round, publishing is
+  refused, unless the benchmark allows it; the board then carries the count of changed
+  cases as a visible notice.
+"""
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from enum import StrEnum
+
+
+class Refusal(StrEnum):
+    NO_RUNS = "no_runs"
+    RUNS_UNFINISHED = "runs_unfinished"
+    MIXED_VERSIONS = "mixed_versions"
+    NOT_EVALUATED = "not_evaluated"
+    FAILED = "failed"
+    RUBRICS_CHANGED = "rubrics_changed"
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """A recorded gate evaluation, as the policy sees it."""
+
+    id: int
+    judge_version: int
+    round_id: int
+    round_opened: datetime
+    recorded: datetime
+    passed: bool
+
+
+@dataclass(frozen=True)
+class Board:
+    """What is to be published: the judge versions of its runs and whether all finished."""
+
+    judge_versions: frozenset[int]
+    finished: bool
+
+
+@dataclass(frozen=True)
+class Decision:
+    allowed: bool
+    refusal: Refusal | None
+    evaluation: Evaluation | None  # the evaluation the decision rests on, if any
+    rubric_changes: int = 0  # cases changed since the deciding round (a notice if allowed)
+
+
+def deciding_evaluation(evaluations: Iterable[Evaluation], judge_version: int) -> Evaluation | None:
+    """The evaluation that decides for `judge_version`: on the newest round it was evaluated
+    on (by opening time, then id), a failure if there is one, else the newest pass."""
+    mine = [e for e in evaluations if e.judge_version == judge_version]
+    if not mine:
+        return None
+    newest = max((e.round_opened, e.round_id) for e in mine)
+    on_newest = [e for e in mine if (e.round_opened, e.round_id) == newest]
+    failures = [e for e in on_newest if not e.passed]
+    return max(failures or on_newest, key=lambda e: (e.recorded, e.id))
+
+
+def publish_decision(
+    board: Board,
+    evaluations: Iterable[Evaluation],
+    *,
+    rubric_changes: Mapping[int, int],
+    allow_rubric_changes: bool,
+) -> Decision:
+    """Whether `board` may be published. `rubric_changes` gives, per round id, how many of
+    the board's cases were judged on a rubric version other than the one current when that
+    round was opened."""
+    if not board.judge_versions:
+        return Decision(False, Refusal.NO_RUNS, None)
+    if len(board.judge_versions) > 1:
+        return Decision(False, Refusal.MIXED_VERSIONS, None)
+    if not board.finished:
+        return Decision(False, Refusal.RUNS_UNFINISHED, None)
+    (version,) = board.judge_versions
+    evaluation = deciding_evaluation(evaluations, version)
+    if evaluation is None:
+        return Decision(False, Refusal.NOT_EVALUATED, None)
+    if not evaluation.passed:
+        return Decision(False, Refusal.FAILED, evaluation)
+    changed = rubric_changes.get(evaluation.round_id, 0)
+    if changed and not allow_rubric_changes:
+        return Decision(False, Refusal.RUBRICS_CHANGED, evaluation, changed)
+    return Decision(True, None, evaluation, changed)

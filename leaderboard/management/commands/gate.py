@@ -1,0 +1,58 @@
+import json
+
+from django.core.management.base import BaseCommand, CommandError
+
+from leaderboard.management.commands.agreement_report import add_judge_argument, evidence_from
+from leaderboard.selectors.evidence import evidence_header
+from leaderboard.services.gate import EvaluationRefused, gate_evaluate
+
+
+class Command(BaseCommand):
+    help = (
+        "The gate's decision for a judge run against a review round, under the benchmark's "
+        "policy; with --record, keep it as a gate evaluation (as the page's button does)."
+    )
+
+    def add_arguments(self, parser) -> None:
+        parser.add_argument("--benchmark", required=True)
+        parser.add_argument("--round", required=True, dest="round_name")
+        parser.add_argument(
+            "--judge-run",
+            default="latest",
+            help="a run id, or 'latest': the newest finished run covering the round",
+        )
+        add_judge_argument(parser)
+        parser.add_argument("--record", action="store_true", help="record the evaluation")
+        parser.add_argument("--json", action="store_true", help="print one JSON object")
+
+    def handle(self, *args, **opts) -> None:
+        evidence = evidence_from(opts)
+        if evidence.report is None:
+            raise CommandError(evidence.problem)
+        gate = evidence.report["gate"]
+        result = {
+            **evidence_header(evidence),
+            "passed": gate["passed"],
+            "rule": gate["rule_name"],
+            "threshold": gate["threshold"],
+            "agreement": evidence.report["percent_agreement"],
+            "wilson_95": evidence.report["wilson_95"],
+            "units": evidence.report["units"],
+            "recorded": None,
+        }
+        if opts["record"]:
+            try:
+                evaluation = gate_evaluate(evidence=evidence)
+            except EvaluationRefused as exc:
+                raise CommandError(str(exc)) from exc
+            result["recorded"] = evaluation.pk
+        if opts["json"]:
+            self.stdout.write(json.dumps(result, ensure_ascii=False))
+            return
+        agreement = result["agreement"]
+        self.stdout.write(
+            f"{'passed' if result['passed'] else 'NOT passed'}: agreement "
+            f"{'-' if agreement is None else f'{100 * agreement:.1f}%'} on {result['units']} "
+            f"units, rule {result['rule']} >= {result['threshold']}"
+            + (f"; recorded as evaluation {result['recorded']}" if result["recorded"] else "")
+        )

@@ -1,0 +1,65 @@
+"""What the gate policy is asked: the board's runs, the judge version's evaluations on the
+benchmark and the rubric changes since each evaluated round, read for `publish_decision`."""
+
+from collections import defaultdict
+
+from annotation.models import RubricVersion
+from leaderboard.gate_policy import Board, Decision, Evaluation, publish_decision
+from leaderboard.models import GateEvaluation
+from leaderboard.selectors.boards import BoardRuns
+from leaderboard.selectors.evidence import gate_policy
+
+
+def version_evaluations(*, benchmark, judge_version_ids) -> list[GateEvaluation]:
+    return list(
+        GateEvaluation.objects.filter(benchmark=benchmark, judge_version_id__in=judge_version_ids)
+        .select_related("round", "run", "judge_version__config")
+        .order_by("-created", "-pk")
+    )
+
+
+def _policy_view(evaluation: GateEvaluation) -> Evaluation:
+    return Evaluation(
+        id=evaluation.pk,
+        judge_version=evaluation.judge_version_id,
+        round_id=evaluation.round_id,
+        round_opened=evaluation.round.created,
+        recorded=evaluation.created,
+        passed=evaluation.passed,
+    )
+
+
+def rubric_changes_since(*, board: BoardRuns, rounds) -> dict[int, int]:
+    """Per round: how many of the board's cases were judged on a rubric version other than
+    the one current when the round was opened. Two queries."""
+    judged = set(board.tasks().values_list("case_id", "rubric_version_id").distinct())
+    history = defaultdict(list)
+    for case, pk, created in RubricVersion.objects.filter(
+        case_id__in={case for case, _ in judged}
+    ).values_list("case_id", "pk", "created"):
+        history[case].append((created, pk))
+    changes = {}
+    for round_ in rounds:
+        current = {
+            case: max(((c, pk) for c, pk in versions if c <= round_.created), default=(None, None))[
+                1
+            ]
+            for case, versions in history.items()
+        }
+        changes[round_.pk] = len({case for case, version in judged if current.get(case) != version})
+    return changes
+
+
+def publish_state(*, board: BoardRuns) -> tuple[Decision, GateEvaluation | None]:
+    """The gate policy's decision on publishing `board`, and the evaluation it rests on."""
+    versions = {run.judge_version_id for run in board.runs}
+    evaluations = version_evaluations(benchmark=board.benchmark, judge_version_ids=versions)
+    rounds = {e.round_id: e.round for e in evaluations}.values()
+    decision = publish_decision(
+        Board(judge_versions=frozenset(versions), finished=board.finished),
+        [_policy_view(e) for e in evaluations],
+        rubric_changes=rubric_changes_since(board=board, rounds=rounds) if rounds else {},
+        allow_rubric_changes=gate_policy(benchmark=board.benchmark).allow_rubric_changes,
+    )
+    chosen = decision.evaluation
+    return decision, next((e for e in evaluations if chosen and e.pk == chosen.id), None)
