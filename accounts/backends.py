@@ -6,15 +6,18 @@ from django.db.models import Q
 
 from accounts.throttle import (
     client_ip,
-    login_failure_record,
-    login_failures_clear,
-    login_is_locked,
+    device_known,
+    device_remember,
+    login_attempt_begin,
+    login_attempt_failed,
+    login_attempt_succeeded,
 )
 
 
 class ThrottledModelBackend(ModelBackend):
     """Django's username/password backend behind the login throttle, so every sign-in form
-    (the login page and the admin's) shares one failure budget per username and address.
+    (the login page and the admin's) shares the same counts. A refused attempt leaves its
+    reason on the request (`login_refusal`) for the form to tell.
 
     Calls without a request (management commands, the test client's `login`) have no address
     to throttle and pass straight through."""
@@ -25,14 +28,18 @@ class ThrottledModelBackend(ModelBackend):
         if request is None or username is None:
             return super().authenticate(request, username, password, **kwargs)
         ip = client_ip(request)
-        if login_is_locked(username=username, ip=ip):
+        known = device_known(request, username)
+        refusal = login_attempt_begin(username=username, ip=ip, known_device=known)
+        if refusal is not None:
+            request.login_refusal = refusal
             # PermissionDenied stops authenticate() from asking any other backend.
             raise PermissionDenied
         user = super().authenticate(request, username, password, **kwargs)
         if user is None:
-            login_failure_record(username=username, ip=ip)
+            request.login_refusal = login_attempt_failed(username=username, ip=ip)
         else:
-            login_failures_clear(username=username, ip=ip)
+            login_attempt_succeeded(username=username, ip=ip, known_device=known)
+            device_remember(request, username)
         return user
 
     def get_all_permissions(self, user_obj, obj=None):

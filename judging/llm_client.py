@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import httpx2  # the HTTP client of the pinned openai SDK
 import openai
+from openai.types.chat import ChatCompletion
 
 from judging.endpoints import EndpointRefused, base_url_check, key_variable_check
 from judging.prompting import JudgeRequest
@@ -143,7 +144,7 @@ def call_chat(
         return int((time.perf_counter() - started) * 1000)
 
     try:
-        completion = client.chat.completions.create(**options)
+        raw = client.chat.completions.with_raw_response.create(**options)
     except openai.APITimeoutError as exc:
         raise CallFailed(
             "timeout", "the request timed out", retryable=True, latency_ms=elapsed()
@@ -176,18 +177,89 @@ def call_chat(
         raise CallFailed(
             "connection", "the endpoint could not be reached", retryable=True, latency_ms=elapsed()
         ) from exc
-    usage = completion.usage
-    choice = completion.choices[0] if completion.choices else None
+    except openai.APIError as exc:  # any other answer the SDK could not take
+        raise CallFailed(
+            "invalid",
+            f"the endpoint's answer could not be read ({type(exc).__name__})",
+            retryable=True,
+            latency_ms=elapsed(),
+        ) from exc
+    return _result(raw, latency_ms=elapsed())
+
+
+def _result(raw, *, latency_ms: int) -> CallResult:
+    """The reply of a chat completion; anything else the endpoint answered with (an HTML
+    page, other JSON, an empty body) is a failed attempt naming what came back."""
+    response = raw.http_response
+    try:
+        completion = raw.parse()
+    except Exception:  # not JSON: the SDK's own error says less than what follows
+        completion = None
+    reply = _reply_of(completion)
+    if reply is None:
+        raise CallFailed(
+            "invalid",
+            _not_a_completion(response),
+            retryable=True,
+            http_status=response.status_code,
+            latency_ms=latency_ms,
+            raw=_text(response),
+        )
+    content, prompt_tokens, completion_tokens = reply
     return CallResult(
-        content=choice.message.content if choice else None,
-        prompt_tokens=usage.prompt_tokens if usage else 0,
-        completion_tokens=usage.completion_tokens if usage else 0,
-        latency_ms=elapsed(),
+        content=content,
+        prompt_tokens=prompt_tokens,
+        completion_tokens=completion_tokens,
+        latency_ms=latency_ms,
     )
 
 
-def _body(exc: openai.APIStatusError) -> str:
+def _reply_of(completion: object) -> tuple[str | None, int, int] | None:
+    """(content, prompt tokens, completion tokens) of a chat completion; None for anything
+    that is not one. The SDK builds its objects without validating them, so any field may
+    be missing or of another type."""
+    if not isinstance(completion, ChatCompletion):
+        return None
+    choices = getattr(completion, "choices", None)
+    if not isinstance(choices, list):
+        return None
+    content = None
+    if choices:
+        message = getattr(choices[0], "message", None)
+        if message is None:
+            return None
+        content = getattr(message, "content", None)
+        if content is not None and not isinstance(content, str):
+            return None
+    usage = getattr(completion, "usage", None)
+    return content, _count(usage, "prompt_tokens"), _count(usage, "completion_tokens")
+
+
+def _count(usage: object, name: str) -> int:
+    value = getattr(usage, name, 0)
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
+
+
+def _not_a_completion(response) -> str:
+    status = response.status_code
+    kind = response.headers.get("content-type", "").split(";")[0].strip().lower()
+    if not response.content:
+        return f"the endpoint answered HTTP {status} with an empty body, not a chat completion"
+    if kind.endswith("json"):
+        return f"the endpoint answered HTTP {status} with JSON that is not a chat completion"
+    kind = kind or "no content type"
+    message = f"the endpoint answered HTTP {status} with {kind}, not a chat completion"
+    if "html" in kind:
+        message += "; is the base URL the API's (it often ends in /v1)?"
+    return message
+
+
+def _text(response) -> str:
     try:
-        return exc.response.text[:2000]
+        return response.text[:2000]
     except Exception:  # the body is a courtesy, never a reason to fail
         return ""
+
+
+def _body(exc: openai.APIStatusError) -> str:
+    return _text(exc.response)

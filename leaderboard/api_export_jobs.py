@@ -33,7 +33,14 @@ TAGS = ["exports"]
 
 class ExportJobInput(serializers.Serializer):
     kind = serializers.ChoiceField(choices=list(KINDS))
-    format = serializers.ChoiceField(choices=list(FORMATS))
+    format = serializers.ChoiceField(
+        choices=list(FORMATS),
+        help_text=(
+            "csv: safe to open in a spreadsheet (a text cell beginning with =, +, -, @, a tab "
+            "or a carriage return gets a leading apostrophe); csv-raw: every text as it is; "
+            "jsonl: JSON Lines, every text as it is"
+        ),
+    )
     round = serializers.IntegerField(
         required=False,
         allow_null=True,

@@ -45,6 +45,7 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "accounts.middleware.LoginDeviceMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
@@ -104,6 +105,12 @@ AUTHENTICATION_BACKENDS = ["accounts.backends.ThrottledModelBackend"]
 LOGIN_FAILURE_LIMIT = env.int("LOGIN_FAILURE_LIMIT", default=5)
 LOGIN_FAILURE_WINDOW_SECONDS = env.int("LOGIN_FAILURE_WINDOW_SECONDS", default=15 * 60)
 LOGIN_LOCKOUT_SECONDS = env.int("LOGIN_LOCKOUT_SECONDS", default=15 * 60)
+# ...and per username, from browsers that never signed in with it: after this many failures
+# from anywhere, each further one pauses such browsers twice as long as the one before, from
+# the backoff up to the lockout; the count is forgotten after a window without failures.
+LOGIN_USERNAME_FREE_FAILURES = env.int("LOGIN_USERNAME_FREE_FAILURES", default=10)
+LOGIN_USERNAME_BACKOFF_SECONDS = env.int("LOGIN_USERNAME_BACKOFF_SECONDS", default=60)
+LOGIN_USERNAME_WINDOW_SECONDS = env.int("LOGIN_USERNAME_WINDOW_SECONDS", default=24 * 3600)
 # Reverse proxies in front of the app: the client's address is read from X-Forwarded-For
 # this many entries from the end (0: REMOTE_ADDR is the client).
 NUM_PROXIES = env.int("NUM_PROXIES", default=0)

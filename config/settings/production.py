@@ -7,8 +7,8 @@ DEBUG = env.bool("DEBUG", default=False)
 SECRET_KEY = env.str("SECRET_KEY")  # required: raises ImproperlyConfigured when missing
 ALLOWED_HOSTS = env.list("ALLOWED_HOSTS")
 
-# The login throttle's counts must be shared by every gunicorn worker: a file cache does
-# that on one machine; several web machines set CACHE_URL=redis://host:6379/N.
+# A cache every gunicorn worker on the machine shares (the login throttle counts in the
+# database, so nothing of Concord's needs it shared further).
 CACHES = {"default": env.cache("CACHE_URL", default=f"filecache://{VAR_DIR / 'cache'}")}
 
 # Judge requests go only to hosts the operator lists, and never to private addresses

@@ -71,6 +71,12 @@ def tasks_claim(*, run: JudgeRun, token: str, limit: int) -> list[JudgeTask] | f
         if connection.features.has_select_for_update_skip_locked:
             candidates = candidates.select_for_update(skip_locked=True, of=("self",))
         tasks = list(candidates[:limit])
+        spent = _spent(run, tasks)
+        if spent:
+            _tasks_give_up(spent, now)
+            tasks = [task for task in tasks if task not in spent]
+            if not tasks:
+                return 0.0  # claim again at once: others may be claimable
         if tasks:
             JudgeTask.objects.filter(pk__in=[task.pk for task in tasks]).update(
                 status=JudgeTask.Status.RUNNING,
@@ -94,6 +100,35 @@ def tasks_claim(*, run: JudgeRun, token: str, limit: int) -> list[JudgeTask] | f
     if not due:
         return None
     return min(IDLE_POLL_SECONDS, max(0.05, (min(due) - now).total_seconds()))
+
+
+def _spent(run: JudgeRun, tasks: list[JudgeTask]) -> list[JudgeTask]:
+    """Tasks taken back from a lane that stopped mid-attempt and have no attempt left."""
+    max_attempts = int(run.settings_snapshot.get("max_attempts", 5))
+    return [
+        task
+        for task in tasks
+        if task.status == JudgeTask.Status.RUNNING and task.attempts >= max_attempts
+    ]
+
+
+def _tasks_give_up(tasks: list[JudgeTask], now) -> None:
+    # The lease ran out with no outcome recorded (the lane, its process or its database
+    # connection died mid-attempt): that attempt counts, so nothing is leased forever.
+    for task in tasks:
+        n = task.attempts
+        JudgeTask.objects.filter(
+            pk=task.pk, status=JudgeTask.Status.RUNNING, lease_token=task.lease_token
+        ).update(
+            status=JudgeTask.Status.FAILED,
+            finished=now,
+            lease_token="",
+            lease_until=None,
+            last_error=(
+                f"attempt {n}: no outcome was recorded (its lane or worker stopped)"
+                f" (gave up after {n} attempts)"
+            ),
+        )
 
 
 def task_lease_keep(*, run: JudgeRun, task: JudgeTask) -> None:

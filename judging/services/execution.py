@@ -182,6 +182,18 @@ def _call(*, run: JudgeRun, task: JudgeTask, lane: Lane, request) -> CallResult 
         return None
 
 
+def attempt_broke_off(*, run: JudgeRun, task: JudgeTask, lane: Lane, error: Exception) -> None:
+    """An attempt that ended in an error of its own (not the endpoint's answer) is a failed
+    attempt with that cause, counted against `max_attempts` like any other."""
+    detail = str(error)[:300]
+    failure = CallFailed(
+        JudgeAttempt.Outcome.INVALID,
+        f"the attempt broke off ({type(error).__name__}{': ' + detail if detail else ''})",
+        retryable=True,
+    )
+    lane.record(partial(attempt_failed, run=run, task=task, failure=failure))
+
+
 def generation_execute(*, run: JudgeRun, task: JudgeTask, lane: Lane) -> None:
     """Ask the candidate model for its reply to the case; the reply becomes a Response."""
     request = build_generation_request(

@@ -24,6 +24,7 @@ from judging.services import claims
 from judging.services.execution import (
     Lane,
     Prepared,
+    attempt_broke_off,
     criteria_load,
     lane_for,
     prepared_execute,
@@ -277,9 +278,14 @@ def _lane(run: JudgeRun, ready: _Ready, writer: Writer, wait_for_slots: bool) ->
                     prepared_execute(run=run, prepared=work, lane=lane)
                 else:
                     task_execute(run=run, task=task, lane=lane)
-            except Exception:
-                # The task stays leased; when the lease runs out a lane does it again.
+            except Exception as exc:
                 logger.exception("judge task %s: the attempt broke off", task.pk)
+                try:
+                    attempt_broke_off(run=run, task=task, lane=lane, error=exc)
+                except Exception:
+                    # Its lease runs out; the next claim retries it or, with no attempt
+                    # left, fails it (see claims.tasks_claim).
+                    logger.exception("judge task %s: the failure could not be recorded", task.pk)
             if not ready.lane_may_stay():
                 return
     finally:

@@ -42,9 +42,13 @@ Faults and latency (settings at start, `/_sim/config` while running, headers per
     latency_ms ± jitter_ms uniform; rate_429 (with Retry-After: retry_after seconds),
     rate_500, rate_timeout (sleeps timeout_sleep_s, then answers normally), rate_malformed
     (message content cut in half: invalid JSON), rate_wrong_count (one verdict too many or
-    too few; a no-op for generation requests). The k-th identical request body draws from
+    too few; a no-op for generation requests); replies of HTTP 200 that are no chat
+    completion: rate_html (an HTML sign-in page), rate_not_completion (a JSON object without
+    choices), rate_empty (an empty application/json body), rate_plain_text ("OK" as
+    text/plain). The k-th identical request body draws from
     hash(body, k), so retries get fresh draws and runs reproduce from a reset server.
-    Headers: X-Sim-Fault: 429|500|timeout|malformed|wrong_count|none, X-Sim-Latency-Ms,
+    Headers: X-Sim-Fault: 429|500|timeout|malformed|wrong_count|html|not_completion|empty|
+    plain_text|none, X-Sim-Latency-Ms,
     X-Sim-Jitter-Ms, X-Sim-Retry-After, X-Sim-Timeout-Sleep-S, X-Sim-Hit-Rate. Replies carry
     X-Sim-Attempt and X-Sim-Fault (the fault applied, or "none").
     With an api_key set, /v1 requests need `Authorization: Bearer <key>` (else 401).

@@ -121,8 +121,13 @@ class Handler(BaseHTTPRequestHandler):
 
     def _send_json(self, status: int, payload: object, headers: dict | None = None) -> None:
         body = json.dumps(payload, ensure_ascii=False).encode("utf-8")
+        self._send_bytes(status, body, "application/json", headers)
+
+    def _send_bytes(
+        self, status: int, body: bytes, content_type: str, headers: dict | None = None
+    ) -> None:
         self.send_response(status)
-        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(body)))
         for name, value in (headers or {}).items():
             self.send_header(name, value)
@@ -266,6 +271,12 @@ class Handler(BaseHTTPRequestHandler):
                 payload = _error("The server had an error (simulated).", "server_error")
             self._send_json(int(fault), payload, headers)
             return
+        if fault in NOT_COMPLETIONS:
+            stats.record(status=200, fault=fault, retry=attempt > 0)
+            headers["X-Sim-Fault"] = fault
+            content_type, body = NOT_COMPLETIONS[fault]
+            self._send_bytes(200, body, content_type, headers)
+            return
         choices, applied = [], None
         for index in range(req.n):
             reply = build_reply(req, settings.hit_rate, index)
@@ -312,6 +323,19 @@ def _completion(req, body_hash: str, attempt: int, choices: list[tuple[str, str]
         },
     }
 
+
+# Replies of HTTP 200 that are no chat completion: (content type, body) by fault kind.
+NOT_COMPLETIONS = {
+    "html": (
+        "text/html; charset=utf-8",
+        b"<!DOCTYPE html><html><head><title>Sign in</title></head>"
+        b"<body><h1>Sign in to continue</h1><form method=post><input name=password>"
+        b"</form></body></html>",
+    ),
+    "not_completion": ("application/json", b'{"status": "ok", "detail": "gateway ready"}'),
+    "empty": ("application/json", b""),
+    "plain_text": ("text/plain; charset=utf-8", b"OK"),
+}
 
 MODEL_OBJECT = {"id": MODEL_ID, "object": "model", "created": 0, "owned_by": "concord"}
 ROUTES = {

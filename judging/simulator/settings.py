@@ -9,7 +9,19 @@ import os
 from dataclasses import asdict, dataclass, field, fields, replace
 
 # Fault kinds in the order they are drawn; also the values of the `X-Sim-Fault` header.
-FAULT_KINDS = ("429", "500", "timeout", "malformed", "wrong_count")
+# The last four answer HTTP 200 with something other than a chat completion, as a proxy's
+# login page, a web UI behind the wrong base URL or a broken gateway do.
+FAULT_KINDS = (
+    "429",
+    "500",
+    "timeout",
+    "malformed",
+    "wrong_count",
+    "html",
+    "not_completion",
+    "empty",
+    "plain_text",
+)
 RATE_FIELDS = {kind: "rate_" + kind for kind in FAULT_KINDS}
 ENV_PREFIX = "CONCORD_SIM_"
 
@@ -27,6 +39,10 @@ class Settings:
     rate_timeout: float = 0.0
     rate_malformed: float = 0.0
     rate_wrong_count: float = 0.0
+    rate_html: float = 0.0
+    rate_not_completion: float = 0.0
+    rate_empty: float = 0.0
+    rate_plain_text: float = 0.0
     retry_after: float = 1.0
     timeout_sleep_s: float = 30.0
     hit_rate: float = 0.5

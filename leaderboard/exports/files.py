@@ -11,9 +11,17 @@ from judging.scoring import Profile
 from leaderboard.exports import headers
 from leaderboard.exports.tables import case_score_rows, verdict_rows, votes_rows
 from leaderboard.exports.tidy import tidy_csv_lines, tidy_rows
-from leaderboard.exports.values import csv_row
+from leaderboard.exports.values import csv_row, spreadsheet_cells
 
-FORMATS = ("csv", "jsonl")
+# "csv" is safe to open in a spreadsheet (text that would run as a formula gets a leading
+# apostrophe, see `spreadsheet_text`); "csv-raw" and "jsonl" keep every text as it is, for
+# analysis code.
+CSV_SAFE, CSV_RAW, JSONL = "csv", "csv-raw", "jsonl"
+FORMATS = (CSV_SAFE, CSV_RAW, JSONL)
+
+
+def is_csv(fmt: str) -> bool:
+    return fmt in (CSV_SAFE, CSV_RAW)
 
 
 @dataclass(frozen=True)
@@ -31,14 +39,17 @@ KINDS = {
 }
 
 
-def csv_lines(header: Iterable[str], rows: Iterable[list]) -> Iterator[bytes]:
+def csv_lines(
+    header: Iterable[str], rows: Iterable[list], *, safe: bool = False
+) -> Iterator[bytes]:
+    """The header line, then one line per row; `safe` for the spreadsheet-safe CSV."""
     # One chunk per row: export jobs count rows and renew their lease by chunks.
     # UTF-8 without a byte-order mark: these files feed analysis code (pandas, R, the csv
     # module), where a BOM silently becomes part of the first column's name ("\ufeffbenchmark")
     # and breaks concatenating files. Excel users open them with Data > From Text/CSV, UTF-8.
     yield csv_row(header).encode("utf-8")
     for row in rows:
-        yield csv_row(row).encode("utf-8")
+        yield csv_row(spreadsheet_cells(row) if safe else row).encode("utf-8")
 
 
 def _with_header(header: Iterable[str], lines: Iterator[bytes]) -> Iterator[bytes]:
@@ -71,11 +82,12 @@ def export_lines(
 ) -> Iterator[bytes]:
     """The file's bytes, line by line (a CSV file starts with its header line)."""
     header = KINDS[kind].header
-    if kind == "tidy" and fmt == "csv":
+    safe = fmt == CSV_SAFE
+    if kind == "tidy" and is_csv(fmt):
         # The largest file by far has a writer of its own, the same bytes as `csv_lines`.
-        return _with_header(header, tidy_csv_lines(round_=round_, run=run))
+        return _with_header(header, tidy_csv_lines(round_=round_, run=run, safe=safe))
     rows = export_rows(kind=kind, round_=round_, run=run, profile=profile)
-    return jsonl_lines(header, rows) if fmt == "jsonl" else csv_lines(header, rows)
+    return jsonl_lines(header, rows) if fmt == JSONL else csv_lines(header, rows, safe=safe)
 
 
 def export_filename(
@@ -88,4 +100,6 @@ def export_filename(
         parts.append(f"run{run_id}")
     if kind == "scores":
         parts.append(profile)
-    return "-".join(parts) + f".{fmt}"
+    if fmt == CSV_RAW:
+        parts.append("raw")
+    return "-".join(parts) + (".csv" if is_csv(fmt) else f".{fmt}")

@@ -12,7 +12,15 @@ from django.db.models import F
 from annotation.consensus import consensus_cell
 from annotation.models import Assignment, Criterion, ReviewItem, ReviewRound, Vote
 from judging.models import JudgeRun, JudgeTask, Verdict
-from leaderboard.exports.values import csv_cell, csv_join, rater_name, text
+from leaderboard.exports.values import (
+    FORMULA_START,
+    csv_cell,
+    csv_join,
+    rater_name,
+    spreadsheet_cells,
+    spreadsheet_text,
+    text,
+)
 from leaderboard.selectors.agreement import rater_pseudonyms
 
 # Items per page of the tidy export.
@@ -288,23 +296,41 @@ def _csv_cell_bytes(value) -> bytes:
     return csv_cell(value).encode()
 
 
+def _safe_csv_bytes(values: tuple) -> bytes:
+    return csv_join(spreadsheet_cells(values)).encode()
+
+
+def _safe_text(value: str) -> str:
+    # The per-row free text (notes, reasoning): one look at its first character.
+    return spreadsheet_text(value) if value[:1] in FORMULA_START else value
+
+
+def _raw_text(value: str) -> str:
+    return value
+
+
 # rater_hit with the commas on either side, for a 0/1 or False/True.
 _HIT_CELLS = (b",0,", b",1,")
 
 
-def tidy_csv_lines(*, round_: ReviewRound, run: JudgeRun) -> Iterator[bytes]:
+def tidy_csv_lines(*, round_: ReviewRound, run: JudgeRun, safe: bool = False) -> Iterator[bytes]:
     """`tidy_rows` as CSV lines (UTF-8, no header), one chunk per row: the very bytes
-    `csv_row` writes for them. Most of a row is its unit's, written and encoded once per
-    unit (item and criterion cells once per item and per criterion); a row only joins them
-    with the rater's own cells."""
+    `csv_lines` writes for them (spreadsheet-safe with `safe`). Most of a row is its unit's,
+    written and encoded once per unit (item and criterion cells once per item and per
+    criterion); a row only joins them with the rater's own cells."""
     names: dict[int, bytes] = {}
+    join, free_text = (_safe_csv_bytes, _safe_text) if safe else (_csv_bytes, _raw_text)
     for head, cells, unit_votes, tail in _units(
-        round_=round_, run=run, names=names, join=_csv_bytes, cell=_csv_cell_bytes
+        round_=round_,
+        run=run,
+        names=names,
+        join=join,
+        cell=lambda name: _csv_cell_bytes(free_text(name)),
     ):
         front = b"".join((head, b",", cells, b","))
         consensus, votes, judge_hit, judge_status, reasoning = tail
         # Numbers, "" and fixed words (never quoted) but for the judge's free text.
-        reasoning = csv_cell(reasoning) if reasoning else ""
+        reasoning = csv_cell(free_text(reasoning)) if reasoning else ""
         back = f",{consensus},{votes},{judge_hit},{judge_status},{reasoning}\n".encode()
         if not unit_votes:
             yield b"".join((front, b",,,", back))
@@ -313,5 +339,5 @@ def tidy_csv_lines(*, round_: ReviewRound, run: JudgeRun) -> Iterator[bytes]:
                 seconds = b",%d" % seconds
             else:
                 seconds = b"," + _csv_cell_bytes(seconds)
-            note = _csv_cell_bytes(note) if note else b""
+            note = _csv_cell_bytes(free_text(note)) if note else b""
             yield b"".join((front, names[expert], _HIT_CELLS[hit], note, seconds, back))

@@ -25,7 +25,7 @@ from annotation.models import Benchmark, ReviewRound
 from config.broker import broker_check
 from judging.models import JudgeRun
 from judging.scoring import Profile
-from leaderboard.exports.files import FORMATS, KINDS, export_filename, export_lines
+from leaderboard.exports.files import FORMATS, KINDS, export_filename, export_lines, is_csv
 from leaderboard.models import ExportJob
 
 logger = logging.getLogger(__name__)
@@ -217,7 +217,7 @@ def _write(job: ExportJob, token: str, final: Path) -> Written:
         except OSError:
             logger.warning("could not remove the partial export %s", temp)
         raise
-    rows = count - 1 if job.format == "csv" else count  # a CSV file's first line is the header
+    rows = count - 1 if is_csv(job.format) else count  # a CSV file's first line is the header
     return Written(rows=rows, size=size, sha256=digest.hexdigest())
 
 

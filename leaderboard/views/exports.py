@@ -22,7 +22,15 @@ from annotation.selectors.benchmarks import benchmark_get
 from config.broker import BrokerUnreachable
 from judging.models import JudgeRun
 from judging.scoring import Profile
-from leaderboard.exports.files import FORMATS, KINDS, export_filename, export_lines
+from leaderboard.exports.files import (
+    CSV_RAW,
+    CSV_SAFE,
+    FORMATS,
+    JSONL,
+    KINDS,
+    export_filename,
+    export_lines,
+)
 from leaderboard.models import ExportJob
 from leaderboard.services.export_jobs import (
     ExportRequestInvalid,
@@ -33,7 +41,12 @@ from leaderboard.services.export_jobs import (
 EXPORT = "leaderboard.export_data"
 RECENT_JOBS = 20
 
-CONTENT_TYPES = {"csv": "text/csv; charset=utf-8", "jsonl": "application/x-ndjson"}
+CSV_TYPE = "text/csv; charset=utf-8"
+CONTENT_TYPES = {CSV_SAFE: CSV_TYPE, CSV_RAW: CSV_TYPE, JSONL: "application/x-ndjson"}
+
+
+def _format_labels() -> list[tuple[str, str]]:
+    return [(CSV_SAFE, _("CSV")), (CSV_RAW, _("raw CSV")), (JSONL, _("JSONL"))]
 
 
 def _rounds(benchmark):
@@ -82,7 +95,7 @@ def exports_page(request: HttpRequest, slug: str) -> HttpResponse:
             "run": run,
             "profiles": [p.value for p in Profile],
             "profile": profile,
-            "formats": FORMATS,
+            "formats": _format_labels(),
             **_jobs_context(benchmark),
         },
     )

@@ -142,6 +142,7 @@ def deployment(tmp_path, blocks):
         "CELERY_BROKER_URL": os.environ.get("CELERY_BROKER_URL", "redis://127.0.0.1:6379/10"),
         "CONCORD_VAR_DIR": str(tmp_path / "var"),
         "WEB_BIND": f"127.0.0.1:{free_port()}",
+        "NUM_PROXIES": "1",
         "LOG_FORMAT": "json",
         "OPENAI_API_KEY": "sk-deploy-test-not-a-real-key",
     }
@@ -222,6 +223,41 @@ def test_the_two_machine_deployment_works_as_documented(deployment, blocks, tmp_
             log=web_log,
         )
         assert logged[0]["request_id"] == "deploy-1" and logged[0]["level"] == "WARNING"
+
+        # Behind the proxy, an attacker's failed sign-ins pause their own address only.
+        run(
+            [
+                sys.executable,
+                "manage.py",
+                "shell",
+                "-c",
+                "from django.contrib.auth import get_user_model; "
+                "get_user_model().objects.create_user(username='owner', password='owner-pass-9')",
+            ],
+            env,
+        )
+        form = client.get("/login/", headers=https)
+        token = form.cookies["csrftoken"]
+        origin = "https://127.0.0.1"
+
+        def sign_in(password: str, address: str) -> int:
+            answer = httpx.post(
+                f"{base}/login/",
+                data={"username": "owner", "password": password, "csrfmiddlewaretoken": token},
+                headers={
+                    **https,
+                    "X-Forwarded-For": address,
+                    "Origin": origin,
+                    "Referer": origin + "/login/",
+                },
+                cookies={"csrftoken": token},
+                trust_env=False,
+            )
+            return answer.status_code
+
+        assert [sign_in("guess", "203.0.113.5") for _ in range(5)] == [200] * 4 + [429]
+        assert sign_in("owner-pass-9", "203.0.113.5") == 429
+        assert sign_in("owner-pass-9", "198.51.100.7") == 302
 
         # Machine B: a worker with the documented command line does a judge run.
         run([sys.executable, "manage.py", "load_demo"], env)

@@ -33,7 +33,7 @@ def test_a_failed_gate_blocks_publishing_and_the_tidy_file_downloads(e2e, page, 
     screenshot(page, "agreement-report")
     page.goto(f"{e2e.url}/benchmarks/hb/exports/?round={round_.pk}&run={run.pk}")
     with page.expect_download() as download:
-        page.locator("a[href*='/exports/tidy.csv']").click()
+        page.locator("a[href*='/exports/tidy.csv?']").click()
     text = Path(download.value.path()).read_text(encoding="utf-8")
     rows = list(csv.reader(io.StringIO(text)))
     assert len(rows) == 1 + 2 * 4 * 3  # header + responses x criteria x raters

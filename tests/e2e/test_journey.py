@@ -296,7 +296,7 @@ def test_the_whole_journey(e2e, page, simulator, language):  # noqa: F811
     page.goto(f"{e2e.url}/benchmarks/{SLUG}/exports/?round={round_.pk}&run={run.pk}")
     screenshot(page, f"{shot}-exports")
     with page.expect_download() as download:
-        page.locator("a[href*='/exports/tidy.csv']").click()
+        page.locator("a[href*='/exports/tidy.csv?']").click()
     rows = list(
         csv.DictReader(io.StringIO(Path(download.value.path()).read_text(encoding="utf-8")))
     )

@@ -6,6 +6,8 @@ from django.core.management.base import BaseCommand, CommandError
 
 from annotation.models import Benchmark
 from leaderboard.agreement import GateRule
+from leaderboard.exports.files import CSV_RAW, CSV_SAFE
+from leaderboard.exports.values import spreadsheet_cells
 from leaderboard.selectors.evidence import (
     EvidenceNotFound,
     agreement_evidence,
@@ -56,7 +58,13 @@ class Command(BaseCommand):
         parser.add_argument("--threshold", type=float, default=None)
         parser.add_argument("--rule", choices=[r.value for r in GateRule], default=None)
         parser.add_argument("--resamples", type=int, default=1000)
-        parser.add_argument("--format", choices=["json", "csv"], default="json")
+        parser.add_argument(
+            "--format",
+            choices=["json", CSV_SAFE, CSV_RAW],
+            default="json",
+            help="csv is safe to open in a spreadsheet (text that would run as a formula "
+            "gets a leading apostrophe); csv-raw keeps every name as it is",
+        )
 
     def handle(self, *args, **opts) -> None:
         if opts["threshold"] is not None and not 0 < opts["threshold"] <= 1:
@@ -70,7 +78,8 @@ class Command(BaseCommand):
         if opts["format"] == "json":
             self.stdout.write(json.dumps(report, ensure_ascii=False))
             return
-        writer = csv.writer(self.stdout)
+        plain = csv.writer(self.stdout)
+        writer = plain if opts["format"] == CSV_RAW else _SafeWriter(plain)
         writer.writerow(
             ["breakdown", "group", "units", "percent_agreement", "wilson_low", "wilson_high"]
         )
@@ -95,3 +104,11 @@ class Command(BaseCommand):
                     ]
                 )
         sys.stdout.flush()
+
+
+class _SafeWriter:
+    def __init__(self, writer) -> None:
+        self.writer = writer
+
+    def writerow(self, row: list) -> None:
+        self.writer.writerow(spreadsheet_cells(row))

@@ -2,6 +2,7 @@
 
 import json
 import time
+import urllib.request
 
 import openai
 import pytest
@@ -127,3 +128,40 @@ def test_sdk_retry_succeeds_after_429s(sim):
     stats = sim.stats()
     assert stats["statuses"]["200"] == 5
     assert stats["retries"] == stats["faults"]["429"] > 0
+
+
+@pytest.mark.parametrize(
+    ("fault", "content_type", "body"),
+    [
+        ("html", "text/html; charset=utf-8", b"<!DOCTYPE html>"),
+        ("not_completion", "application/json", b'{"status": "ok"'),
+        ("empty", "application/json", b""),
+        ("plain_text", "text/plain; charset=utf-8", b"OK"),
+    ],
+)
+def test_forced_replies_of_200_that_are_no_chat_completion(sim, client, fault, content_type, body):
+    raw = client.chat.completions.with_raw_response.create(
+        model="m",
+        messages=[{"role": "user", "content": "hi"}],
+        extra_headers={"X-Sim-Fault": fault},
+    )
+    assert raw.status_code == 200 and raw.headers["X-Sim-Fault"] == fault
+    assert raw.headers["Content-Type"] == content_type
+    assert raw.http_response.content.startswith(body)
+    assert not raw.http_response.content or b"choices" not in raw.http_response.content
+    assert sim.stats()["faults"][fault] == 1 and sim.stats()["statuses"] == {"200": 1}
+
+
+def test_non_completion_rates_are_drawn(sim):
+    sim.configure(rate_html=0.5, rate_empty=0.5)
+    url = sim.base_url + "/chat/completions"
+    kinds = set()
+    for i in range(20):
+        body = {"model": "m", "messages": [{"role": "user", "content": f"draw {i}"}]}
+        request = urllib.request.Request(
+            url, data=json.dumps(body).encode(), headers={"Content-Type": "application/json"}
+        )
+        with urllib.request.urlopen(request, timeout=10) as response:
+            kinds.add(response.headers["X-Sim-Fault"])
+    assert kinds == {"html", "empty"}
+    assert sim.stats()["faults"]["html"] + sim.stats()["faults"]["empty"] == 20
