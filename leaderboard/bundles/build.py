@@ -20,7 +20,7 @@ from leaderboard.bundles import layout
 from leaderboard.bundles.verify import evaluation_units
 from leaderboard.models import GateEvaluation, LeaderboardSnapshot
 from leaderboard.report_pdf import Identification, agreement_pdf_bytes, system_hit_rates
-from leaderboard.selectors.agreement import rater_pseudonyms
+from leaderboard.selectors.agreement import rater_pseudonyms, round_tasks
 from leaderboard.selectors.boards import BoardRuns
 
 
@@ -163,7 +163,10 @@ def _evaluation_files(evaluation: GateEvaluation, prefix: str) -> tuple[dict, se
         for response, criterion, expert, hit in votes_as_of(round_=round_, when=evaluation.created)
         if criterion in positions
     ]
-    verdicts = _task_rows(JudgeTask.objects.filter(run=run, response_id__in=list(by_response)))
+    # The tasks whose verdicts the evaluation read: per response, the newest of its runs'.
+    runs = list(evaluation.runs.all()) or [run]
+    chosen = [task.pk for task in round_tasks(round_=round_, runs=runs).values()]
+    verdicts = _task_rows(JudgeTask.objects.filter(pk__in=chosen))
     files = {
         prefix + layout.EVALUATION: layout.json_bytes(
             {
@@ -171,6 +174,7 @@ def _evaluation_files(evaluation: GateEvaluation, prefix: str) -> tuple[dict, se
                 "round": round_.name,
                 "round_opened": round_.created.isoformat(),
                 "run": run.pk,
+                "runs": sorted(r.pk for r in runs),
                 "judge_version": _judge_version(evaluation.judge_version),
                 "threshold": evaluation.threshold,
                 "rule": evaluation.rule,

@@ -36,6 +36,8 @@ REPORT_NUMBERS = (
     "binomial_p",
     "binomial_log10_p",
 )
+REPORT_INTERVALS = ("wilson_95", "bootstrap_95")
+HUMAN_NUMBERS = ("fleiss_kappa", "krippendorff_alpha", "gwet_ac1", "pairwise_agreement")
 SCORE_NUMBERS = ("overall", "normal", "hard", "relative_decline")
 
 
@@ -289,7 +291,23 @@ def _check_evaluation(files, prefix, rubrics, taxonomy, result: Verification) ->
     for name in REPORT_NUMBERS:
         if name in claimed and not _same(claimed[name], report[name]):
             result.problems.append(
-                Problem(where, f"{name} {claimed[name]!r} is claimed, {report[name]!r} recomputed")
+                Problem(
+                    where,
+                    f"{name} {claimed[name]!r} is claimed, {report[name]!r} is recomputed "
+                    f"from {source}",
+                )
+            )
+    for name in REPORT_INTERVALS:
+        got, want = report.get(name) or [None, None], claimed.get(name) or [None, None]
+        if not all(_same(a, b) for a, b in zip(got, want, strict=True)):
+            result.problems.append(
+                Problem(where, f"{name} {want!r} is claimed, {got!r} is recomputed from {source}")
+            )
+    for name in HUMAN_NUMBERS:
+        claimed_humans, humans = claimed.get("humans", {}), report["humans"]
+        if name in claimed_humans and not _same(claimed_humans[name], humans[name]):
+            result.problems.append(
+                Problem(where, f"the experts' {name} differs from the one recomputed from {source}")
             )
     if any(
         claimed["confusion"][k] != report["confusion"][k]

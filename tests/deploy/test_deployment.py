@@ -145,6 +145,9 @@ def deployment(tmp_path, blocks):
         "NUM_PROXIES": "1",
         "LOG_FORMAT": "json",
         "OPENAI_API_KEY": "sk-deploy-test-not-a-real-key",
+        # The bundled simulator stands in for the provider, on this machine's loopback.
+        "CONCORD_JUDGE_BASE_URLS": "127.0.0.1",
+        "CONCORD_JUDGE_ALLOW_PRIVATE_URLS": "true",
     }
     values["DATABASE_URL"] = (
         f"postgres://{db_user}:{values['DB_PASSWORD']}@127.0.0.1:5432/{db_name}"

@@ -6,7 +6,7 @@ from django.core.management import call_command
 from playwright.sync_api import expect
 
 from annotation.models import Assignment, ReviewRound
-from judging.management.commands.load_demo import DEMO_PASSWORD, DEMO_ROUND
+from leaderboard.management.commands.load_demo import DEMO_PASSWORD, DEMO_ROUND
 from tests.e2e.conftest import login, screenshot
 
 pytestmark = pytest.mark.browser

@@ -11,9 +11,15 @@ from accounts.services import user_create_with_role
 from annotation.models import Benchmark, ReviewRound, System
 from annotation.services.benchmark_import import benchmark_import
 from annotation.services.responses_import import responses_import
-from annotation.services.review_rounds import round_open
+from annotation.services.review_rounds import round_open, round_set_status
+from annotation.services.votes_import import votes_import
 from judging.models import JudgeConfig, PromptTemplate
+from judging.scoring import Profile
 from judging.services.judge_versions import CallSettings, VersionSettings, judge_config_save
+from judging.services.judgments_import import judgments_import
+from leaderboard.selectors.boards import board_runs
+from leaderboard.selectors.evidence import agreement_evidence
+from leaderboard.services.gate import gate_evaluate, leaderboard_publish
 
 DEMO_DIR = Path(settings.BASE_DIR) / "fixtures" / "demo"
 DEMO_PASSWORD = "concord-demo"
@@ -28,6 +34,10 @@ DEMO_USERS = [
 SIMULATOR_URL = "http://127.0.0.1:8765/v1"
 SIMULATOR_CONFIG = "Simulated judge (demo)"
 DEMO_ROUND = "Demo round"
+# A finished round with votes collected by a panel, and an imported judge that passed the
+# gate on it: the demo's published leaderboard and its evidence bundle.
+VALIDATION_ROUND = "Demo validation round"
+DEMO_JUDGE = "Demo judge (imported)"
 BENCHMARKS = [
     # Pages show these names in the reader's language (the `translated` filter).
     ("demo", gettext_noop("Concord demo (Chinese)"), "zh"),
@@ -71,6 +81,7 @@ class Command(BaseCommand):
                     calls=CallSettings(max_concurrency=8, is_simulated=True),
                     note="demo",
                 )
+            self._published_board()
         self.stdout.write(f"Demo loaded, with the review round {DEMO_ROUND!r}.")
         self.stdout.write(f"Logins (password for all: {DEMO_PASSWORD}):")
         for username, role in DEMO_USERS:
@@ -91,4 +102,30 @@ class Command(BaseCommand):
             systems=list(System.objects.filter(name__in=[name for _, name, _ in SYSTEMS])),
             experts=experts,
             fraction=0.3,
+        )
+
+    def _published_board(self) -> None:
+        """The validation round's votes and the demo judge's verdicts, read from the demo
+        files; the judge's gate evaluation on the round; and its published leaderboard."""
+        if ReviewRound.objects.filter(name=VALIDATION_ROUND).exists():
+            return
+        with (DEMO_DIR / "votes.validation.zh.csv").open("rb") as chunks:
+            votes_import(chunks=chunks, round_name=VALIDATION_ROUND, benchmark_slug="demo")
+        validation = ReviewRound.objects.get(name=VALIDATION_ROUND)
+        round_set_status(round_=validation, status=ReviewRound.Status.CLOSED)
+        for file_key, system, _kind in SYSTEMS:
+            with (DEMO_DIR / f"judgments.{file_key}.zh.jsonl").open("rb") as chunks:
+                judgments_import(
+                    chunks=chunks, benchmark_slug="demo", system_name=system, judge_name=DEMO_JUDGE
+                )
+        benchmark = Benchmark.objects.get(slug="demo")
+        coordinator = get_user_model().objects.get(username="coordinator")
+        evidence = agreement_evidence(
+            benchmark=benchmark, round_ref=VALIDATION_ROUND, judge=DEMO_JUDGE
+        )
+        gate_evaluate(evidence=evidence, user=coordinator)
+        leaderboard_publish(
+            board=board_runs(benchmark=benchmark, judge=DEMO_JUDGE),
+            profile=Profile.HEARTBENCH,
+            user=coordinator,
         )

@@ -4,7 +4,7 @@ from django.test import Client
 from django.urls import reverse
 
 from annotation.models import Ability, Benchmark, Case, Criterion, Response, System
-from judging.management.commands.load_demo import DEMO_PASSWORD, DEMO_USERS
+from leaderboard.management.commands.load_demo import DEMO_PASSWORD, DEMO_USERS
 from tests.conftest import table_counts
 
 pytestmark = pytest.mark.django_db
