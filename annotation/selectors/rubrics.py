@@ -1,6 +1,6 @@
 from django.db.models import OuterRef, QuerySet, Subquery
 
-from annotation.models import Case, Criterion, RubricVersion
+from annotation.models import Case, Criterion, ReviewItem, ReviewRound, RubricVersion
 
 
 def latest_version_id_subquery(case_ref: str = "pk") -> Subquery:
@@ -24,3 +24,17 @@ def current_rubric_version(*, case: Case) -> RubricVersion | None:
 
 def criteria_of_version(*, version: RubricVersion) -> QuerySet[Criterion]:
     return version.criteria.select_related("ability__category").order_by("position")
+
+
+def open_rounds_freezing(*, case: Case) -> list[tuple[str, int]]:
+    """(round name, rubric version number it froze) of the open or paused review rounds
+    that rate this case: a new version does not change what their experts rate."""
+    return list(
+        ReviewItem.objects.filter(
+            response__case=case,
+            round__status__in=[ReviewRound.Status.OPEN, ReviewRound.Status.PAUSED],
+        )
+        .values_list("round__name", "rubric_version__number")
+        .distinct()
+        .order_by("round__name")
+    )

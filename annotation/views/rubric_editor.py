@@ -13,6 +13,7 @@ from annotation.access import rubric_case_get
 from annotation.models import RubricDraft
 from annotation.rubric_edit.rows import RubricRow, apply_action, parse_weight_input
 from annotation.selectors.rubric_editor import rubric_editor_state
+from annotation.selectors.rubrics import open_rounds_freezing
 from annotation.services.rubrics import (
     RubricConflict,
     RubricInvalid,
@@ -22,6 +23,14 @@ from annotation.services.rubrics import (
     rubric_draft_rebase,
     rubric_draft_save,
 )
+
+
+def _open_round_warning(name: str, frozen: int) -> str:
+    return _(
+        "The open review round %(round)s rates this case on version %(n)d: its experts "
+        "and the runs judged for it keep that version, and its gate evaluation does not "
+        "vouch for leaderboards judged on newer versions."
+    ) % {"round": name, "n": frozen}
 
 
 def _posted_rows(request: HttpRequest) -> list[RubricRow]:
@@ -41,7 +50,9 @@ def _editor(request: HttpRequest, case, *, template: str, status: int = 200, **e
         rows=extra.pop("rows", None),
         confirm=extra.get("confirm", False),
     )
-    return render(request, template, {"case": case, "state": state, **extra}, status=status)
+    warnings = [_open_round_warning(*row) for row in open_rounds_freezing(case=case)]
+    context = {"case": case, "state": state, "open_round_warnings": warnings}
+    return render(request, template, {**context, **extra}, status=status)
 
 
 @login_required
@@ -102,6 +113,8 @@ def rubric_publish(request: HttpRequest, slug: str, external_id: str) -> HttpRes
     messages.success(
         request, _("Published version %(n)d of %(case)s.") % {"n": version.number, "case": case}
     )
+    for name, frozen in open_rounds_freezing(case=case):
+        messages.warning(request, _open_round_warning(name, frozen))
     url = reverse("rubric-history", args=[slug, external_id])
     if request.htmx:
         response = HttpResponse(status=204)
