@@ -41,9 +41,9 @@ def test_a_failed_gate_blocks_publishing_and_the_tidy_file_downloads(e2e, page, 
     page.context.clear_cookies()
     login(page, e2e, "coord", PASSWORD)
     page.goto(f"{e2e.url}/benchmarks/hb/leaderboard/?run={run.pk}")
-    page.get_by_role("button", name="Publish this leaderboard").click()
-    expect(
-        page.get_by_text("The judge failed the gate: agreement 75.0% on 8 units")
-    ).to_be_visible()
+    # The board says why it cannot be published before anyone clicks.
+    expect(page.get_by_role("button", name="Publish this leaderboard")).to_be_disabled()
+    expect(page.locator("#gate-state")).to_contain_text("judge v1 failed the gate: evaluation #")
+    expect(page.locator("#gate-state")).to_contain_text("agreement 75.0% on 8 units")
     screenshot(page, "leaderboard")
     assert not LeaderboardSnapshot.objects.exists()

@@ -203,7 +203,7 @@ def test_the_whole_journey(e2e, page, simulator, language):  # noqa: F811
     page.locator("#id_backoff_seconds").fill("0.01")
     page.locator("#id_is_simulated").check()
     page.locator("main form button[type=submit]").click()
-    page.wait_for_url("**/judging/")
+    page.wait_for_url("**/judging/configs/*/")  # the configuration's page, version 1
     config = JudgeConfig.objects.get(name="模拟评审 sim")
 
     page.goto(f"{e2e.url}/judging/runs/new/")
@@ -218,7 +218,7 @@ def test_the_whole_journey(e2e, page, simulator, language):  # noqa: F811
     expect(page.locator("#count-failed")).to_have_text("0")
     expect(page.locator("#count-total")).to_have_text(str(2 * CASES))
     screenshot(page, f"{shot}-judge-run")
-    run = JudgeRun.objects.get(benchmark__slug=SLUG, config=config)
+    run = JudgeRun.objects.get(benchmark__slug=SLUG, judge_version__config=config)
     assert run.status == JudgeRun.Status.FINISHED
 
     # A researcher opens the agreement report: the page shows the command line's numbers.
@@ -274,18 +274,21 @@ def test_the_whole_journey(e2e, page, simulator, language):  # noqa: F811
     shown = table_numbers(page, "table.board")
     # Cells: rank, overall, [95% interval], normal, hard, decline, cases scored, failed.
     assert {name: [cells[1], *cells[-2:]] for name, cells in shown.items()} == {
-        row["system"]: [str(row["overall"]), str(row["cases_scored"]), str(row["cases_failed"])]
+        row["system"]: [f"{row['overall']:.2f}", str(row["cases_scored"]), str(row["cases_failed"])]
         for row in board["systems"]
     }
     assert [name for name in shown] == [row["system"] for row in board["systems"]]
     screenshot(page, f"{shot}-leaderboard")
-    page.locator("form[action$='/leaderboard/publish/'] button[type=submit]").click()
-    page.wait_for_load_state()
+    publish = page.locator("form[action$='/leaderboard/publish/'] button[type=submit]")
     if report["gate"]["passed"]:
+        publish.click()
+        page.wait_for_load_state()
         snapshot = LeaderboardSnapshot.objects.get()
-        assert snapshot.run_id == run.pk
+        assert list(snapshot.runs.all()) == [run]
     else:
-        expect(page.locator(".messages li.error")).to_contain_text(
+        # The board says why before anyone clicks, and the button waits for a pass.
+        expect(publish).to_be_disabled()
+        expect(page.locator("#gate-state")).to_contain_text(
             f"{report['percent_agreement'] * 100:.1f}%"
         )
         assert not LeaderboardSnapshot.objects.exists()

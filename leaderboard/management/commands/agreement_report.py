@@ -2,7 +2,7 @@ import csv
 import json
 import sys
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand, CommandError, no_translations
 
 from annotation.models import Benchmark
 from leaderboard.agreement import GateRule
@@ -66,6 +66,7 @@ class Command(BaseCommand):
             "gets a leading apostrophe); csv-raw keeps every name as it is",
         )
 
+    @no_translations
     def handle(self, *args, **opts) -> None:
         if opts["threshold"] is not None and not 0 < opts["threshold"] <= 1:
             raise CommandError("--threshold must be in (0, 1]")

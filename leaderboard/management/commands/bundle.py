@@ -1,6 +1,6 @@
 from pathlib import Path
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand, CommandError, no_translations
 
 from leaderboard.bundles.build import bundle_write
 from leaderboard.models import LeaderboardSnapshot
@@ -13,6 +13,7 @@ class Command(BaseCommand):
         parser.add_argument("snapshot", type=int, help="the published leaderboard's id")
         parser.add_argument("path")
 
+    @no_translations
     def handle(self, *args, snapshot, path, **opts) -> None:
         found = LeaderboardSnapshot.objects.filter(pk=snapshot).first()
         if found is None:

@@ -1,6 +1,6 @@
 import json
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand, CommandError, no_translations
 
 from leaderboard.management.commands.agreement_report import add_judge_argument, evidence_from
 from leaderboard.selectors.evidence import evidence_header
@@ -25,6 +25,7 @@ class Command(BaseCommand):
         parser.add_argument("--record", action="store_true", help="record the evaluation")
         parser.add_argument("--json", action="store_true", help="print one JSON object")
 
+    @no_translations
     def handle(self, *args, **opts) -> None:
         evidence = evidence_from(opts)
         if evidence.report is None:

@@ -1,7 +1,7 @@
 import json
 import unicodedata
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand, CommandError, no_translations
 
 from annotation.models import Benchmark
 from config.version import CONCORD_VERSION
@@ -81,6 +81,7 @@ class Command(BaseCommand):
         )
         parser.add_argument("--format", choices=["json", "table"], default="table")
 
+    @no_translations
     def handle(self, *args, benchmark, judge, runs, profile, format, **options) -> None:
         bench = Benchmark.objects.filter(slug=benchmark).first()
         if bench is None:

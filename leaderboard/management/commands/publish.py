@@ -1,7 +1,7 @@
 import json
 
 from django.contrib.auth import get_user_model
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand, CommandError, no_translations
 
 from annotation.models import Benchmark
 from judging.scoring import Profile
@@ -27,6 +27,7 @@ class Command(BaseCommand):
         )
         parser.add_argument("--json", action="store_true", help="print one JSON object")
 
+    @no_translations
     def handle(self, *args, **opts) -> None:
         benchmark = Benchmark.objects.filter(slug=opts["benchmark"]).first()
         if benchmark is None:

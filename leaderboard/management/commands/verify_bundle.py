@@ -1,6 +1,6 @@
 import json
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand, CommandError, no_translations
 
 from leaderboard.bundles.verify import verify_bundle
 
@@ -16,6 +16,7 @@ class Command(BaseCommand):
         parser.add_argument("path")
         parser.add_argument("--json", action="store_true", help="print one JSON object")
 
+    @no_translations
     def handle(self, *args, path, **opts) -> None:
         result = verify_bundle(path)
         if opts["json"]:
