@@ -179,11 +179,12 @@ def case_score_rows(*, run: JudgeRun, profile: Profile | str) -> Iterator[list]:
             ),
             profile,
         )
-        abilities = {label: round(value, 4) for label, value in scores.abilities.items()}
+        # Full precision: a file for analysis is never rounded.
+        abilities = dict(scores.abilities)
         score = scores.score
         return [
             *prefix,
-            "" if score.value is None else round(score.value, 4),
+            "" if score.value is None else score.value,
             int(scores.catastrophe),
             json.dumps(abilities, ensure_ascii=False),
             score.reason or "",

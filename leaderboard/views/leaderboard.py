@@ -11,6 +11,7 @@ from leaderboard.board import board
 from leaderboard.bundles.download import bundle_response
 from leaderboard.models import LeaderboardSnapshot
 from leaderboard.selectors.boards import BoardNotFound, board_runs
+from leaderboard.selectors.evidence import benchmark_judges
 from leaderboard.selectors.publishing import publish_state
 from leaderboard.selectors.stored_scores import stored_leaderboard_rows
 from leaderboard.services.gate import PublishRefused, leaderboard_publish
@@ -65,6 +66,7 @@ def leaderboard_page(request: HttpRequest, slug: str) -> HttpResponse:
             "board": board(rows),
             "profile": profile,
             "profiles": [p.value for p in Profile],
+            "judges": benchmark_judges(benchmark=benchmark),
             "snapshots": snapshots,
         },
     )

@@ -89,10 +89,10 @@ def test_the_leaderboard_page_reads_stored_rows_in_a_fixed_number_of_queries(
     coordinator, django_assert_max_num_queries
 ):
     """Once a finished run's rows are stored, a view reads them back instead of the
-    verdicts: the session and user (2), permissions and groups (3), the benchmark (1), the
-    run (1), the tasks' fingerprint and the run's systems (2), the stored rows (1), the
-    systems' kinds (1), the taxonomy for the heatmap (1), the navigation's groups (1) and
-    the published snapshots (1)."""
+    verdicts: the session, user and permissions (3), the benchmark (1), the run (1), the
+    runs' fingerprint and systems (2), the stored rows (1), the systems' kinds (1), the
+    gate's evaluations and policy (2), the taxonomy for the heatmap (1), the navigation's
+    groups (1) and the published snapshots (1)."""
     client = client_for(coordinator)
     _, run = build("stored", 6)
     url = reverse("leaderboard", args=["stored"])
