@@ -1,12 +1,14 @@
 """Import of a HeartBench scored file as one finished judge run of one system's responses.
 
 Each line gives a case's `score_detail` (one 0/1 per criterion of the case's current rubric,
-in order) and optionally the judge's `score_reason`. The released scripts pad or truncate a
+in order: a JSON list, or the text the official scorer writes, "[1, 0, 1]") and optionally
+the judge's `score_reason`. The released scripts pad or truncate a
 verdict list of the wrong length; here such a line is an error, because pairing verdicts with
 the wrong criteria would score the wrong behaviour. One transaction: a file with any error
 writes nothing, not even the judge configuration or the run.
 """
 
+import re
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -68,12 +70,30 @@ def _verdict(value: Any, field_name: str) -> bool:
     raise RowInvalid(field_name, f"a verdict must be 0, 1, true or false, got {shown}")
 
 
+# The official scorer's `str()` of a Python list of 0/1, e.g. "[1, 0, 1]": read as text by
+# this pattern, never evaluated.
+_LISTED = re.compile(r"\s*\[\s*(?:[01]\s*(?:,\s*[01]\s*)*)?\]\s*")
+
+
+def _listed(text: str) -> list[int]:
+    if not _LISTED.fullmatch(text):
+        shown = text if len(text) <= 60 else text[:57] + "..."
+        raise RowInvalid(
+            "score_detail",
+            "expected a list of 0/1 (or the official scorer's text of one, such as "
+            f'"[1, 0, 1]"), got {shown!r}',
+        )
+    return [int(digit) for digit in re.findall(r"[01]", text)]
+
+
 def parse_judgment(value: Any) -> JudgmentRow:
     row = require_object(value)
     question_id = require_string(row, "question_id").strip()
     if "score_detail" not in row:
         raise RowInvalid("score_detail", "missing")
     detail = row["score_detail"]
+    if isinstance(detail, str):
+        detail = _listed(detail)
     if not isinstance(detail, list):
         raise RowInvalid("score_detail", f"expected a list, got {type_name(detail)}")
     hits = tuple(_verdict(item, f"score_detail[{i}]") for i, item in enumerate(detail))

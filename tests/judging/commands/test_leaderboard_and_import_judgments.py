@@ -126,8 +126,21 @@ BAD_FILES = [
     ),
     pytest.param(
         [scored("c1", "1010")],
-        "line 1, field 'score_detail': expected a list, got string",
+        "line 1, field 'score_detail': expected a list of 0/1 (or the official scorer's "
+        "text of one, such as \"[1, 0, 1]\"), got '1010'",
         id="score-detail-not-a-list",
+    ),
+    pytest.param(
+        [scored("c1", "[1, 0, __import__('os')]")],
+        "line 1, field 'score_detail': expected a list of 0/1 (or the official scorer's "
+        'text of one, such as "[1, 0, 1]"), got "[1, 0, __import__(\'os\')]"',
+        id="score-detail-code",
+    ),
+    pytest.param(
+        [scored("c1", "[1, 2, 1, 0]")],
+        "line 1, field 'score_detail': expected a list of 0/1 (or the official scorer's "
+        "text of one, such as \"[1, 0, 1]\"), got '[1, 2, 1, 0]'",
+        id="score-detail-text-not-0-or-1",
     ),
     pytest.param(
         [GOOD[0], GOOD[1], scored("c3", [1, 1, 0, 1, 1])],
@@ -192,6 +205,25 @@ def test_every_bad_line_is_reported_at_once(bench, capsys):
     printed = json.loads(capsys.readouterr().out)
     assert printed["error"] == "rejected" and printed["total"] == 4
     assert table_counts() == before
+
+
+def test_the_official_scorers_text_of_a_list_is_read_as_the_list(bench, capsys):
+    """HeartBench's own scorer writes `score_detail` as str() of a Python list; such a file
+    imports as it is, read as text and never evaluated."""
+    official = [
+        scored("c1", "[1, 0, 1, 0]"),
+        scored("c2", "[1,1,0,0]"),
+        scored("c3", " [1, 1, 0, 1, 1, 0] "),
+    ]
+    import_judgments(write(bench, "official.jsonl", official), "--json")
+    summary = json.loads(capsys.readouterr().out)
+    assert (summary["tasks"], summary["verdicts"]) == (3, 14)
+    hits = list(
+        Verdict.objects.filter(task__response__case__external_id="c2")
+        .order_by("criterion__position")
+        .values_list("hit", flat=True)
+    )
+    assert hits == [True, True, False, False]
 
 
 def test_a_case_the_system_did_not_answer_is_an_error(bench):
