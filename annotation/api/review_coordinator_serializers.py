@@ -92,6 +92,7 @@ class ManagedRoundOutput(serializers.ModelSerializer):
             "deadline",
             "fast_answer_seconds",
             "is_calibration",
+            "show_difficulty",
             "status",
             "created_by",
             "created",
@@ -176,6 +177,9 @@ class RoundCreateInput(serializers.Serializer):
     )
     deadline = serializers.DateField(allow_null=True, default=None)
     is_calibration = serializers.BooleanField(default=False)
+    show_difficulty = serializers.BooleanField(
+        default=False, help_text="show raters whether a case is normal or hard"
+    )
 
 
 class RoundExtendInput(serializers.Serializer):

@@ -104,7 +104,11 @@ class ExpertAssignmentOutput(serializers.Serializer):
     round = ExpertAssignmentRoundOutput()
     status = serializers.ChoiceField(choices=Assignment.Status.choices)
     revision = serializers.IntegerField(help_text="send it back as base_revision on submit")
-    difficulty = serializers.ChoiceField(choices=Case.Difficulty.choices)
+    difficulty = serializers.ChoiceField(
+        choices=Case.Difficulty.choices,
+        allow_null=True,
+        help_text="null unless the round shows raters whether a case is hard",
+    )
     dialogue = TurnSerializer(many=True)
     response_text = serializers.CharField()
     criteria = ExpertCriterionOutput(many=True)
@@ -188,7 +192,7 @@ def _assignment_payload(assignment: Assignment) -> dict:
         "round": {"id": item.round.pk, "name": item.round.name, "status": item.round.status},
         "status": assignment.status,
         "revision": assignment.revision,
-        "difficulty": case.difficulty,
+        "difficulty": case.difficulty if item.round.show_difficulty else None,
         "dialogue": case.dialogue,
         "response_text": item.response.text,
         "criteria": criteria,

@@ -89,14 +89,20 @@ def _annotate_page(
         }
         for c in criteria
     ]
-    guideline = Guideline.objects.filter(benchmark_id=assignment.item.round.benchmark_id).first()
+    round_ = assignment.item.round
+    case = assignment.item.response.case
+    guideline = Guideline.objects.filter(benchmark_id=round_.benchmark_id).first()
+    round_closed = round_.status == ReviewRound.Status.CLOSED
     return render(
         request,
         "annotation/review/annotate.html",
         {
             "assignment": assignment,
             "item": assignment.item,
-            "case": assignment.item.response.case,
+            # Only what the rater may see of the case: the difficulty when the round shows it.
+            "dialogue": case.dialogue,
+            "difficulty": case.get_difficulty_display() if round_.show_difficulty else None,
+            "difficulty_code": case.difficulty if round_.show_difficulty else "",
             "response_text": assignment.item.response.text,
             "rows": rows,
             "comment": (posted or {}).get(
@@ -108,7 +114,7 @@ def _annotate_page(
             "guideline": guideline,
             "flag_reasons": Flag.Reason.choices,
             "error": error,
-            "round_closed": assignment.item.round.status == ReviewRound.Status.CLOSED,
+            "round_closed": round_closed,
         },
         status=status,
     )

@@ -54,6 +54,7 @@ def round_new(request: HttpRequest) -> HttpResponse:
                 max_items_per_expert=data["max_items_per_expert"],
                 deadline=data["deadline"],
                 is_calibration=data["is_calibration"],
+                show_difficulty=data["show_difficulty"],
                 user=request.user,
             )
         except RoundInvalid as exc:
