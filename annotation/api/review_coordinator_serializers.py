@@ -17,6 +17,7 @@ from annotation.models import (
     ReviewRound,
     System,
 )
+from annotation.services.review_votes import NOTE_MAX_LENGTH
 
 INT32 = 2**31 - 1
 User = get_user_model()
@@ -215,7 +216,7 @@ class AdjudicationInput(serializers.Serializer):
         allow_null=True, default=None, help_text="null: a note on the whole item"
     )
     decision = serializers.BooleanField(allow_null=True, default=None)
-    note = serializers.CharField(allow_blank=True, default="", max_length=5000)
+    note = serializers.CharField(allow_blank=True, default="", max_length=NOTE_MAX_LENGTH)
 
 
 # Helpers --------------------------------------------------------------------------------

@@ -69,6 +69,11 @@ class Migration(migrations.Migration):
             },
         ),
         migrations.AddField(
+            model_name="assignment",
+            name="active_until",
+            field=models.DateTimeField(blank=True, null=True),
+        ),
+        migrations.AddField(
             model_name="reviewitem",
             name="hand_out_rank",
             field=models.PositiveIntegerField(default=0),

@@ -154,6 +154,9 @@ class Assignment(models.Model):
     # "comment": str}. Submitted votes live in Vote rows.
     draft = models.JSONField(default=dict, blank=True)
     active_seconds = models.PositiveIntegerField(default=0)
+    # The moment up to which active time has been credited (null: none yet, count from
+    # `assigned`): a save adds no more time than has passed since.
+    active_until = models.DateTimeField(null=True, blank=True)
     revision = models.PositiveIntegerField(default=0)
     overall_comment = models.TextField(blank=True)
     assigned = models.DateTimeField(auto_now_add=True)

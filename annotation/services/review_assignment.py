@@ -16,6 +16,7 @@ from django.db.models import (
     Value,
     When,
 )
+from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from annotation.models import Assignment, ExpertProfile, ReviewItem, ReviewRound, VotesSeen
@@ -230,5 +231,7 @@ def assignment_reassign(*, assignment: Assignment, to_expert) -> Assignment:
                 _("That expert has adjudicated items of this round, so they do not rate in it.")
             )
         locked.expert = to_expert
-        locked.save(update_fields=["expert"])
+        # The new expert's active time counts from now, not from the first hand-out.
+        locked.active_until = timezone.now()
+        locked.save(update_fields=["expert", "active_until"])
     return locked

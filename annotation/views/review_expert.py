@@ -21,7 +21,11 @@ from annotation.services.review_assignment import (
     assignment_next,
 )
 from annotation.services.review_votes import (
+    COMMENT_MAX_LENGTH,
+    NOTE_MAX_LENGTH,
+    AlreadySubmitted,
     VoteInput,
+    VoteInvalid,
     VoteRefused,
     assignment_autosave,
     assignment_submit,
@@ -104,6 +108,11 @@ def _annotate_page(
             "difficulty": case.get_difficulty_display() if round_.show_difficulty else None,
             "difficulty_code": case.difficulty if round_.show_difficulty else "",
             "response_text": assignment.item.response.text,
+            # A submitted item is revised by submitting again; drafts of a revision stay in
+            # the browser, since an autosave never changes a submitted item.
+            "autosave": not round_closed and assignment.status != Assignment.Status.SUBMITTED,
+            "note_limit": NOTE_MAX_LENGTH,
+            "comment_limit": COMMENT_MAX_LENGTH,
             "rows": rows,
             "comment": (posted or {}).get(
                 "_comment",
@@ -147,8 +156,13 @@ def autosave(request: HttpRequest, assignment_id: int) -> HttpResponse:
             comment=request.POST.get("comment", ""),
             active_seconds=_active_seconds(request),
         )
-    except VoteRefused as exc:
-        return JsonResponse({"saved": False, "error": str(exc)}, status=409)
+    except VoteInvalid as exc:
+        return JsonResponse({"saved": False, "error": str(exc)}, status=400)
+    except VoteRefused as exc:  # already submitted, or the round closed: nothing changed
+        return JsonResponse(
+            {"saved": False, "error": str(exc), "submitted": isinstance(exc, AlreadySubmitted)},
+            status=409,
+        )
     return JsonResponse({"saved": True, "active_seconds": saved.active_seconds})
 
 

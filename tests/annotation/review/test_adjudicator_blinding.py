@@ -1,19 +1,20 @@
 """Adjudicating is reading an item's votes and notes: nobody who has read them may rate the
-item afterwards, and a round's raters and its adjudicators are different people."""
+item afterwards, and a round's raters and its adjudicators are different people. A
+decision on several criteria is recorded whole or not at all."""
 
 import pytest
 from django.urls import reverse
 
 from accounts.roles import SENIOR_EXPERT
 from accounts.services import user_create_with_role
-from annotation.models import Adjudication, Assignment
+from annotation.models import Adjudication, Assignment, Flag, Vote
 from annotation.selectors.review import item_criteria
 from annotation.services.review_assignment import (
     AssignmentRefused,
     assignment_next,
     assignment_reassign,
 )
-from annotation.services.review_votes import VoteInput, assignment_submit
+from annotation.services.review_votes import VoteInput, assignment_submit, flag_raise
 from tests.conftest import PASSWORD, client_for
 
 pytestmark = pytest.mark.django_db
@@ -106,3 +107,54 @@ def test_a_senior_expert_outside_the_round_adjudicates_it(review_round, split_it
         client_for(senior).get(reverse("review-adjudicate", args=[split_item.pk])).status_code
         == 200
     )
+
+
+def test_the_decisions_on_every_criterion_are_recorded_together(
+    split_item, coordinator, monkeypatch
+):
+    flag_raise(assignment=split_item.assignments.first(), reason="other", note="看不懂")
+    criteria = list(split_item.rubric_version.criteria.order_by("position"))
+    form = {"note": "讨论过"}
+    for criterion in criteria:
+        form[f"decision-{criterion.pk}"] = "1"
+        form[f"note-{criterion.pk}"] = f"第{criterion.position}条"
+    saves = []
+    original = Adjudication.save
+
+    def failing_second_save(self, *args, **kwargs):
+        saves.append(self.criterion_id)
+        if len(saves) == 2:
+            raise RuntimeError("the database went away")
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(Adjudication, "save", failing_second_save)
+    client = client_for(coordinator)
+    client.raise_request_exception = False
+    failed = client.post(reverse("review-adjudicate", args=[split_item.pk]), form)
+    assert failed.status_code == 500
+    assert not Adjudication.objects.exists()  # not the first criterion alone
+    assert Flag.objects.filter(resolved=False).count() == 1
+
+    monkeypatch.setattr(Adjudication, "save", original)
+    done = client.post(reverse("review-adjudicate", args=[split_item.pk]), form)
+    assert done.status_code == 302
+    recorded = Adjudication.objects.filter(item=split_item)
+    assert recorded.filter(criterion__isnull=False).count() == len(criteria)
+    assert recorded.get(criterion__isnull=True).note == "讨论过"
+    assert not Flag.objects.filter(resolved=False).exists()
+
+
+def test_an_overlong_adjudication_note_is_refused_and_nothing_is_recorded(split_item, coordinator):
+    criteria = list(split_item.rubric_version.criteria.order_by("position"))
+    form = {
+        f"decision-{criteria[0].pk}": "1",
+        f"note-{criteria[0].pk}": "好",
+        f"note-{criteria[1].pk}": "长" * 5001,
+    }
+    before = list(Vote.objects.values_list("pk", "hit"))
+    page = client_for(coordinator).post(reverse("review-adjudicate", args=[split_item.pk]), form)
+    assert page.status_code == 400
+    body = page.content.decode()
+    assert "5000" in body and "长" * 5001 in body  # the text is given back, not lost
+    assert not Adjudication.objects.exists()
+    assert list(Vote.objects.values_list("pk", "hit")) == before
