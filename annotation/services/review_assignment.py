@@ -33,7 +33,7 @@ class AssignmentBusy(AssignmentRefused):
 
 
 def _votes_seen(round_: ReviewRound, expert) -> QuerySet:
-    """Whether the expert has read the votes of an item of the round (as adjudicator)."""
+    """The records of the expert having read the votes of the round's items (adjudicating)."""
     return VotesSeen.objects.filter(item__round=round_, user=expert.pk)
 
 
