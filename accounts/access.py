@@ -31,3 +31,15 @@ class HasPermission(BasePermission):
         per_method = getattr(view, "required_permissions", {})
         perm = per_method.get(request.method, getattr(view, "required_permission", None))
         return perm is not None and request.user.has_perm(perm)
+
+
+API_DOCS = "annotation.read_api_docs"
+
+
+class ReadsApiDocs(BasePermission):
+    """The API's schema and interactive docs: for the roles that use the API (see
+    accounts/roles.py), not for experts, who work in the browser, nor users without a role."""
+
+    def has_permission(self, request, view) -> bool:
+        user = request.user
+        return bool(user and user.is_authenticated and user.has_perm(API_DOCS))

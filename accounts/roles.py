@@ -56,6 +56,7 @@ ROLE_PERMISSIONS: dict[str, list[str]] = {
         "annotation.add_rubricversion",
         "annotation.add_system",
         "annotation.add_response",
+        "annotation.read_api_docs",
     ],
     # Researchers read and export; recording a gate evaluation is their one write: it adds a
     # record and changes no data (only coordinators publish).
@@ -64,5 +65,6 @@ ROLE_PERMISSIONS: dict[str, list[str]] = {
         "annotation.view_consensus",
         "leaderboard.export_data",
         "leaderboard.record_gate",
+        "annotation.read_api_docs",
     ],
 }

@@ -52,6 +52,11 @@ class ReviewRoundForm(forms.Form):
         label=_("Deadline"), required=False, widget=forms.DateInput(attrs={"type": "date"})
     )
     is_calibration = forms.BooleanField(label=_("Calibration round"), required=False)
+    show_difficulty = forms.BooleanField(
+        label=_("Show raters whether a case is hard"),
+        required=False,
+        help_text=_("Off by default: knowing a case is hard can bias a rater."),
+    )
 
     def __init__(self, *args, **kwargs) -> None:
         from django.contrib.auth import get_user_model

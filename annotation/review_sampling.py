@@ -54,3 +54,15 @@ def stratified_sample(
         rng.shuffle(ids)
         chosen.extend(ids[: counts[k]])
     return sorted(chosen)
+
+
+def hand_out_order(response_ids: Iterable[int], *, seed: int, start: int = 0) -> dict[int, int]:
+    """Each response's rank in the order its item is handed out: a seeded shuffle of the
+    sorted ids, numbered from `start` (items added later come after the first ones).
+
+    Response ids follow the import, one system after another; handing items out in that
+    order would show an expert one system's answers in a block."""
+    ids = sorted(response_ids)
+    # A str seed is hashed the same way in every process (unlike hash() of a tuple).
+    random.Random(f"hand-out:{seed}:{start}").shuffle(ids)
+    return {response_id: start + rank for rank, response_id in enumerate(ids)}

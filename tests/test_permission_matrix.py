@@ -126,9 +126,9 @@ EXPECTED: dict[str, frozenset[str]] = {
     "export-job-new": CONSENSUS,
     "export-job-download": CONSENSUS,
     "agreement-pdf": CONSENSUS,
-    # API: schema and Swagger UI are public (drf-spectacular's SERVE_PERMISSIONS default)
-    "api-schema": SIGNED_IN,
-    "api-docs": SIGNED_IN,
+    # API: schema and Swagger UI, for the roles that use the API
+    "api-schema": READERS,
+    "api-docs": READERS,
     # API: benchmarks, cases, rubrics
     "api-benchmark-list": READERS,
     "api-benchmark-detail": READERS,

@@ -40,6 +40,7 @@ from annotation.models import (
     System,
 )
 from annotation.selectors.review import item_get_for_adjudicator, round_consensus
+from annotation.services.review_adjudication import Decision, item_adjudicate
 from annotation.services.review_assignment import AssignmentRefused, assignment_reassign
 from annotation.services.review_rounds import (
     RoundInvalid,
@@ -48,7 +49,7 @@ from annotation.services.review_rounds import (
     round_open,
     round_set_status,
 )
-from annotation.services.review_votes import adjudication_record, reference_answers_set
+from annotation.services.review_votes import VoteRefused, reference_answers_set
 
 MANAGE = "annotation.manage_review"
 CONSENSUS = "annotation.view_consensus"
@@ -326,11 +327,13 @@ class ItemAdjudicate(APIView):
             criterion = _item_criteria(item).get(data.validated_data["criterion"])
             if criterion is None:
                 return _detail(_("This item has no such criterion."))
-        adjudication = adjudication_record(
-            item=item,
-            by=request.user,
+        decision = Decision(
             criterion=criterion,
             decision=data.validated_data["decision"],
             note=data.validated_data["note"].strip(),
         )
+        try:
+            (adjudication,) = item_adjudicate(item=item, by=request.user, decisions=[decision])
+        except VoteRefused as exc:
+            return _detail(str(exc))
         return ApiResponse(AdjudicationOutput(adjudication).data)

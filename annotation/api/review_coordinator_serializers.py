@@ -17,6 +17,7 @@ from annotation.models import (
     ReviewRound,
     System,
 )
+from annotation.services.review_votes import NOTE_MAX_LENGTH
 
 INT32 = 2**31 - 1
 User = get_user_model()
@@ -92,6 +93,7 @@ class ManagedRoundOutput(serializers.ModelSerializer):
             "deadline",
             "fast_answer_seconds",
             "is_calibration",
+            "show_difficulty",
             "status",
             "created_by",
             "created",
@@ -176,6 +178,9 @@ class RoundCreateInput(serializers.Serializer):
     )
     deadline = serializers.DateField(allow_null=True, default=None)
     is_calibration = serializers.BooleanField(default=False)
+    show_difficulty = serializers.BooleanField(
+        default=False, help_text="show raters whether a case is normal or hard"
+    )
 
 
 class RoundExtendInput(serializers.Serializer):
@@ -211,7 +216,7 @@ class AdjudicationInput(serializers.Serializer):
         allow_null=True, default=None, help_text="null: a note on the whole item"
     )
     decision = serializers.BooleanField(allow_null=True, default=None)
-    note = serializers.CharField(allow_blank=True, default="", max_length=5000)
+    note = serializers.CharField(allow_blank=True, default="", max_length=NOTE_MAX_LENGTH)
 
 
 # Helpers --------------------------------------------------------------------------------

@@ -22,6 +22,9 @@ from annotation.selectors.review import (
 )
 from annotation.services.review_assignment import AssignmentRefused, assignment_next
 from annotation.services.review_votes import (
+    COMMENT_MAX_LENGTH,
+    NOTE_MAX_LENGTH,
+    AlreadySubmitted,
     VoteInput,
     VoteRefused,
     assignment_autosave,
@@ -104,7 +107,11 @@ class ExpertAssignmentOutput(serializers.Serializer):
     round = ExpertAssignmentRoundOutput()
     status = serializers.ChoiceField(choices=Assignment.Status.choices)
     revision = serializers.IntegerField(help_text="send it back as base_revision on submit")
-    difficulty = serializers.ChoiceField(choices=Case.Difficulty.choices)
+    difficulty = serializers.ChoiceField(
+        choices=Case.Difficulty.choices,
+        allow_null=True,
+        help_text="null unless the round shows raters whether a case is hard",
+    )
     dialogue = TurnSerializer(many=True)
     response_text = serializers.CharField()
     criteria = ExpertCriterionOutput(many=True)
@@ -139,14 +146,17 @@ class ReviewFlagOutput(serializers.ModelSerializer):
 class ReviewVoteInput(serializers.Serializer):
     criterion = serializers.IntegerField()
     hit = serializers.BooleanField(allow_null=True, help_text="null: not answered yet")
-    note = serializers.CharField(allow_blank=True, default="", max_length=5000)
+    note = serializers.CharField(allow_blank=True, default="", max_length=NOTE_MAX_LENGTH)
 
 
 class ReviewAutosaveInput(serializers.Serializer):
     votes = ReviewVoteInput(many=True)
-    comment = serializers.CharField(allow_blank=True, default="", max_length=10000)
+    comment = serializers.CharField(allow_blank=True, default="", max_length=COMMENT_MAX_LENGTH)
     active_seconds = serializers.IntegerField(
-        min_value=0, default=0, help_text="active time since the last save"
+        min_value=0,
+        default=0,
+        help_text="active seconds since the last save; at most the time that has passed "
+        "since it is counted",
     )
 
 
@@ -158,7 +168,7 @@ class ReviewSubmitInput(ReviewAutosaveInput):
 
 class ReviewFlagInput(serializers.Serializer):
     reason = serializers.ChoiceField(choices=Flag.Reason.choices)
-    note = serializers.CharField(allow_blank=True, default="", max_length=5000)
+    note = serializers.CharField(allow_blank=True, default="", max_length=NOTE_MAX_LENGTH)
 
 
 # Helpers --------------------------------------------------------------------------------
@@ -188,7 +198,7 @@ def _assignment_payload(assignment: Assignment) -> dict:
         "round": {"id": item.round.pk, "name": item.round.name, "status": item.round.status},
         "status": assignment.status,
         "revision": assignment.revision,
-        "difficulty": case.difficulty,
+        "difficulty": case.difficulty if item.round.show_difficulty else None,
         "dialogue": case.dialogue,
         "response_text": item.response.text,
         "criteria": criteria,
@@ -296,7 +306,13 @@ class ExpertAutosave(APIView):
 
     @extend_schema(
         request=ReviewAutosaveInput,
-        responses={200: ReviewAutosaveOutput, 400: OpenApiResponse(description="refused")},
+        responses={
+            200: ReviewAutosaveOutput,
+            400: OpenApiResponse(description="refused; see detail"),
+            409: OpenApiResponse(
+                description="the item is already submitted: nothing changed (see detail)"
+            ),
+        },
     )
     def post(self, request: Request, assignment_id: int) -> ApiResponse:
         assignment = assignment_get_for_expert(request.user, assignment_id)
@@ -309,6 +325,8 @@ class ExpertAutosave(APIView):
                 comment=data.validated_data["comment"],
                 active_seconds=data.validated_data["active_seconds"],
             )
+        except AlreadySubmitted as exc:
+            return _refused(str(exc), status.HTTP_409_CONFLICT)
         except VoteRefused as exc:
             return _refused(str(exc))
         return ApiResponse(

@@ -7,10 +7,12 @@ from annotation.models.review import (
     ExpertProfile,
     Flag,
     Guideline,
+    RaterPseudonym,
     ReferenceAnswer,
     ReviewItem,
     ReviewRound,
     Vote,
+    VotesSeen,
 )
 from annotation.models.rubrics import (
     WEIGHT_MAX,
@@ -36,6 +38,7 @@ __all__ = [
     "Flag",
     "Guideline",
     "ImmutableRecordError",
+    "RaterPseudonym",
     "ReferenceAnswer",
     "Response",
     "ReviewItem",
@@ -46,4 +49,5 @@ __all__ = [
     "Scenario",
     "System",
     "Vote",
+    "VotesSeen",
 ]

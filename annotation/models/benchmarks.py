@@ -18,6 +18,7 @@ class Benchmark(models.Model):
             ("author_rubric", _("Can edit and publish rubrics")),
             ("comment_rubric", _("Can comment on rubrics")),
             ("view_audit", _("Can read the audit log")),
+            ("read_api_docs", _("Can read the API schema and documentation")),
         ]
 
     def __str__(self) -> str:

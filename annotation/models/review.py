@@ -19,6 +19,12 @@ def new_item_code() -> str:
     return "".join(secrets.choice(CODE_ALPHABET) for _ in range(8))
 
 
+def new_pseudonym() -> str:
+    """A rater's name in reports and exports, e.g. "E-K7QD": random, so it tells nothing
+    about the account (its id, or when it was made)."""
+    return "E-" + "".join(secrets.choice(CODE_ALPHABET) for _ in range(4))
+
+
 class ExpertProfile(models.Model):
     user = models.OneToOneField(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="expert_profile"
@@ -70,6 +76,8 @@ class ReviewRound(models.Model):
         _("alert when an item takes less than (s)"), default=20
     )
     is_calibration = models.BooleanField(_("calibration round"), default=False)
+    # Off by default: knowing a case is "hard" can change how a rater reads it.
+    show_difficulty = models.BooleanField(_("show raters whether a case is hard"), default=False)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,
@@ -102,6 +110,8 @@ class ReviewItem(models.Model):
     # Reference items carry known answers: calibration, and hidden checks of accuracy.
     is_reference = models.BooleanField(default=False)
     assigned_count = models.PositiveSmallIntegerField(default=0)
+    # Place in the round's seeded hand-out order (`review_sampling.hand_out_order`).
+    hand_out_rank = models.PositiveIntegerField(default=0)
 
     class Meta:
         ordering = ["round", "pk"]
@@ -144,6 +154,9 @@ class Assignment(models.Model):
     # "comment": str}. Submitted votes live in Vote rows.
     draft = models.JSONField(default=dict, blank=True)
     active_seconds = models.PositiveIntegerField(default=0)
+    # The moment up to which active time has been credited (null: none yet, count from
+    # `assigned`): a save adds no more time than has passed since.
+    active_until = models.DateTimeField(null=True, blank=True)
     revision = models.PositiveIntegerField(default=0)
     overall_comment = models.TextField(blank=True)
     assigned = models.DateTimeField(auto_now_add=True)
@@ -223,3 +236,36 @@ class Adjudication(models.Model):
 
     def __str__(self) -> str:
         return f"adjudication of {self.item_id}"
+
+
+class VotesSeen(models.Model):
+    """Someone read an item's votes and notes (by opening it to adjudicate). They are never
+    handed an item of that round to rate."""
+
+    item = models.ForeignKey(ReviewItem, on_delete=models.CASCADE, related_name="votes_seen")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    first_seen = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["item", "user"], name="votes_seen_unique")]
+
+    def __str__(self) -> str:
+        return f"votes of {self.item_id} seen by {self.user_id}"
+
+
+class RaterPseudonym(models.Model):
+    """How reports and exports name a rater of a benchmark: drawn at random the first time
+    they are needed, then kept, so the same person has the same name in every round."""
+
+    benchmark = models.ForeignKey(Benchmark, on_delete=models.CASCADE, related_name="+")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    name = models.CharField(max_length=16)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["benchmark", "user"], name="pseudonym_per_rater"),
+            models.UniqueConstraint(fields=["benchmark", "name"], name="pseudonym_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return self.name

@@ -1,7 +1,7 @@
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from django.db.models import Count, F, Q, QuerySet
+from django.db.models import Count, Exists, F, OuterRef, Q, QuerySet
 from django.shortcuts import get_object_or_404
 
 from annotation.consensus import majority
@@ -13,6 +13,7 @@ from annotation.models import (
     ReviewRound,
     Vote,
 )
+from annotation.services.review_adjudication import item_votes_seen_record
 
 CALIBRATION_THRESHOLD = 0.8
 
@@ -28,17 +29,31 @@ def assignment_get_for_expert(user, assignment_id: int, *, for_page: bool = True
     )
 
 
+def rates_in_round(user) -> Q:
+    """Items (a ReviewItem filter) of the rounds `user` rates in: in the round's pool, or
+    with an assignment in it (an expert since removed from the pool)."""
+    pool = ReviewRound.experts.through.objects.filter(
+        reviewround_id=OuterRef("round_id"), user_id=user.pk
+    )
+    work = Assignment.objects.filter(item__round_id=OuterRef("round_id"), expert_id=user.pk)
+    return Q(Exists(pool)) | Q(Exists(work))
+
+
 def item_get_for_adjudicator(user, item_id: int) -> ReviewItem:
-    """An item a senior expert or coordinator may adjudicate, or 404. Adjudicating means
-    reading the raters' votes and notes, so nobody adjudicates an item they rate
-    themselves: a rater who has not submitted yet would otherwise see the others' votes,
-    and one who has would settle a split they are part of."""
-    return get_object_or_404(
-        ReviewItem.objects.select_related("round", "response__case").exclude(
-            assignments__expert=user
-        ),
+    """An item a senior expert or coordinator may adjudicate, or 404; opening it is recorded
+    (`VotesSeen`), so its round never hands them an item to rate.
+
+    Adjudicating means reading the raters' votes and notes, so a round's raters never
+    adjudicate it: not only the item they rate (they would see the others' votes before
+    submitting, or settle a split they are part of), but any of the round's items, where
+    other responses to the same case show how the others judged the very criteria they
+    judge."""
+    item = get_object_or_404(
+        ReviewItem.objects.select_related("round", "response__case").exclude(rates_in_round(user)),
         pk=item_id,
     )
+    item_votes_seen_record(item=item, user=user)
+    return item
 
 
 def rounds_for_expert(*, expert) -> list[ReviewRound]:

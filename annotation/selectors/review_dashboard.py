@@ -19,7 +19,11 @@ from annotation.models import (
     ReviewItem,
     ReviewRound,
 )
-from annotation.selectors.review import current_votes, expert_reference_accuracy
+from annotation.selectors.review import (
+    current_votes,
+    expert_reference_accuracy,
+    rates_in_round,
+)
 
 LOW_AGREEMENT_MARGIN = 0.15
 
@@ -186,7 +190,7 @@ def _deadline_warning(dashboard: RoundDashboard) -> str:
 
 def adjudication_queue(*, round_: ReviewRound | None = None, adjudicator=None) -> list[dict]:
     """Items where the raters split (not unanimous) or a flag is open; an adjudicator's
-    queue leaves out the items they rate themselves (see `item_get_for_adjudicator`)."""
+    queue leaves out the rounds they rate in (see `item_get_for_adjudicator`)."""
     votes = current_votes(round_=round_) if round_ else None
     split_items: dict[int, int] = defaultdict(int)
     if votes is not None:
@@ -205,7 +209,7 @@ def adjudication_queue(*, round_: ReviewRound | None = None, adjudicator=None) -
     ids = set(split_items) | set(flags)
     items = ReviewItem.objects.filter(pk__in=ids)
     if adjudicator is not None:
-        items = items.exclude(assignments__expert=adjudicator)
+        items = items.exclude(rates_in_round(adjudicator))
     items = items.select_related("round", "response__case").annotate(
         adjudicated=Exists(Adjudication.objects.filter(item=OuterRef("pk")))
     )

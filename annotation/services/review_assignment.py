@@ -4,10 +4,22 @@ import math
 import time
 
 from django.db import OperationalError, connection, transaction
-from django.db.models import Case, F, Func, IntegerField, OuterRef, QuerySet, Subquery, Value, When
+from django.db.models import (
+    Case,
+    Exists,
+    F,
+    Func,
+    IntegerField,
+    OuterRef,
+    QuerySet,
+    Subquery,
+    Value,
+    When,
+)
+from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from annotation.models import Assignment, ExpertProfile, ReviewItem, ReviewRound
+from annotation.models import Assignment, ExpertProfile, ReviewItem, ReviewRound, VotesSeen
 
 OPEN_WORK = [Assignment.Status.ASSIGNED, Assignment.Status.IN_PROGRESS]
 
@@ -18,6 +30,11 @@ class AssignmentRefused(Exception):
 
 class AssignmentBusy(AssignmentRefused):
     """Open items remain, but other experts held every one of them each time we looked."""
+
+
+def _votes_seen(round_: ReviewRound, expert) -> QuerySet:
+    """The records of the expert having read the votes of the round's items (adjudicating)."""
+    return VotesSeen.objects.filter(item__round=round_, user=expert.pk)
 
 
 def expert_share(round_: ReviewRound) -> int:
@@ -42,7 +59,8 @@ def _count(queryset: QuerySet) -> QuerySet:
 def _preference(round_: ReviewRound, expert) -> list:
     """Order of candidate items: the expert's specialities first; hard cases first for
     experts accurate on reference items; items closest to complete first (so consensus
-    arrives early); then a stable order."""
+    arrives early); then the round's seeded hand-out order (never the id order, which
+    follows the import system by system)."""
     profile = ExpertProfile.objects.filter(user=expert).first()
     specialities = profile.specialities if profile else []
     from annotation.selectors.review import expert_reference_accuracy
@@ -67,6 +85,7 @@ def _preference(round_: ReviewRound, expert) -> list:
             output_field=IntegerField(),
         ),
         F("assigned_count").desc(),
+        "hand_out_rank",
         "pk",
     ]
 
@@ -74,9 +93,29 @@ def _preference(round_: ReviewRound, expert) -> list:
 def assignment_next(*, expert, round_: ReviewRound) -> Assignment | None:
     """The expert's unfinished item in the round, or a new one; None when there is nothing
     left for them. Never gives an item more raters than the round asks for, nor the same
-    item twice to one expert, however many experts ask at once."""
-    if not round_.experts.filter(pk=expert.pk).exists():
+    item twice to one expert, however many experts ask at once; nor anything of a round
+    whose votes the expert has read as adjudicator."""
+    in_pool, seen_votes = (
+        ReviewRound.objects.filter(pk=round_.pk)
+        .values_list(
+            Exists(
+                ReviewRound.experts.through.objects.filter(
+                    reviewround=OuterRef("pk"), user=expert.pk
+                )
+            ),
+            Exists(_votes_seen(round_, expert)),
+        )
+        .get()
+    )
+    if not in_pool:
         raise AssignmentRefused(_("You are not in this round's expert pool."))
+    if seen_votes:
+        raise AssignmentRefused(
+            _(
+                "You have adjudicated items of this round, so you do not rate in it: you "
+                "have seen other raters' votes."
+            )
+        )
     if round_.status != ReviewRound.Status.OPEN:
         raise AssignmentRefused(_("This round is not open."))
     for attempt in range(CLAIM_ATTEMPTS):
@@ -156,7 +195,12 @@ def _stranded_items(round_: ReviewRound, expert, share: int) -> list[int]:
     ):
         per_expert[expert_id] = per_expert.get(expert_id, 0) + 1
         raters.setdefault(item_id, set()).add(expert_id)
-    pool = [pk for pk in round_.experts.values_list("pk", flat=True) if pk != expert.pk]
+    unable = set(VotesSeen.objects.filter(item__round=round_).values_list("user_id", flat=True))
+    pool = [
+        pk
+        for pk in round_.experts.values_list("pk", flat=True)
+        if pk != expert.pk and pk not in unable
+    ]
     stranded = []
     for item_id, assigned in ReviewItem.objects.filter(
         round=round_, assigned_count__lt=round_.raters_per_item
@@ -182,6 +226,12 @@ def assignment_reassign(*, assignment: Assignment, to_expert) -> Assignment:
             raise AssignmentRefused(_("That expert is not in this round's pool."))
         if Assignment.objects.filter(item=locked.item, expert=to_expert).exists():
             raise AssignmentRefused(_("That expert already has this item."))
+        if _votes_seen(round_, to_expert).exists():
+            raise AssignmentRefused(
+                _("That expert has adjudicated items of this round, so they do not rate in it.")
+            )
         locked.expert = to_expert
-        locked.save(update_fields=["expert"])
+        # The new expert's active time counts from now, not from the first hand-out.
+        locked.active_until = timezone.now()
+        locked.save(update_fields=["expert", "active_until"])
     return locked

@@ -14,8 +14,9 @@ from annotation.models import (
     ReviewRound,
     System,
 )
-from annotation.review_sampling import Unit, stratified_sample
+from annotation.review_sampling import Unit, hand_out_order, stratified_sample
 from annotation.selectors.rubrics import latest_version_id_subquery
+from annotation.services.rater_pseudonyms import rater_pseudonyms_assign
 
 
 class RoundInvalid(Exception):
@@ -44,8 +45,18 @@ def _add_items(round_: ReviewRound, *, fraction: float, seed: int) -> int:
     units, versions = _units(round_)
     already = set(round_.items.values_list("response_id", flat=True))
     chosen = stratified_sample(units, fraction=fraction, seed=seed, exclude=already)
+    # Items added by an extension are handed out after the first ones, shuffled as well.
+    ranks = hand_out_order(chosen, seed=round_.seed, start=len(already))
     ReviewItem.objects.bulk_create(
-        [ReviewItem(round=round_, response_id=pk, rubric_version_id=versions[pk]) for pk in chosen]
+        [
+            ReviewItem(
+                round=round_,
+                response_id=pk,
+                rubric_version_id=versions[pk],
+                hand_out_rank=ranks[pk],
+            )
+            for pk in chosen
+        ]
     )
     return len(chosen)
 
@@ -62,10 +73,12 @@ def round_open(
     max_items_per_expert: int = 0,
     deadline: dt.date | None = None,
     is_calibration: bool = False,
+    show_difficulty: bool = False,
     user=None,
 ) -> ReviewRound:
     """Sample the responses (stratified by difficulty, scenario and system, reproducible from
-    the seed) and freeze each sampled case's current rubric version."""
+    the seed), freeze each sampled case's current rubric version, and draw the pool's
+    pseudonyms for the benchmark. Items are handed out in an order shuffled by the seed."""
     name = name.strip()
     if not name:
         raise RoundInvalid(_("Give the round a name."))
@@ -90,12 +103,16 @@ def round_open(
             max_items_per_expert=max_items_per_expert,
             deadline=deadline,
             is_calibration=is_calibration,
+            show_difficulty=show_difficulty,
             created_by=user if getattr(user, "is_authenticated", False) else None,
         )
         round_.systems.set(systems)
         round_.experts.set(experts)
         if not _add_items(round_, fraction=fraction, seed=seed):
             raise RoundInvalid(_("The sample is empty: these systems have no responses."))
+        rater_pseudonyms_assign(
+            benchmark_id=benchmark.pk, user_ids=[expert.pk for expert in experts]
+        )
     return round_
 
 

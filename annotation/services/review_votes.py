@@ -1,14 +1,14 @@
-"""An expert's work on one item: autosave, submit (and revise), flag; and adjudication."""
+"""An expert's work on one item: autosave, submit (and revise), flag."""
 
+import datetime as dt
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from django.db import transaction
-from django.db.models import F
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from annotation.models import (
-    Adjudication,
     Assignment,
     Criterion,
     ExpertProfile,
@@ -20,10 +20,22 @@ from annotation.models import (
 )
 
 MAX_ACTIVE_STEP = 120  # seconds one autosave may add: a forgotten open tab is not work
+# The same limits on every path (pages and API): notes are reasoning, not documents.
+NOTE_MAX_LENGTH = 5000
+COMMENT_MAX_LENGTH = 10000
 
 
 class VoteRefused(Exception):
     pass
+
+
+class VoteInvalid(VoteRefused):
+    """The input itself is wrong (e.g. a note too long): sending it again changes nothing."""
+
+
+class AlreadySubmitted(VoteRefused):
+    """An autosave reached an item already submitted (the page's last save arriving after
+    the submit, or another tab): nothing changed."""
 
 
 @dataclass(frozen=True)
@@ -46,26 +58,79 @@ def _writable(assignment: Assignment) -> None:
         raise VoteRefused(_("This round is closed; its votes can no longer change."))
 
 
+def note_too_long(note: str, *, position: int | None = None) -> str:
+    """Why `note` is refused, or "" when its length is within NOTE_MAX_LENGTH."""
+    if len(note) <= NOTE_MAX_LENGTH:
+        return ""
+    values = {"length": len(note), "limit": NOTE_MAX_LENGTH, "position": position}
+    if position is None:
+        return _("The note is too long: %(length)d characters, at most %(limit)d.") % values
+    return (
+        _(
+            "The note on criterion %(position)d is too long: %(length)d characters, "
+            "at most %(limit)d."
+        )
+        % values
+    )
+
+
+def _check_lengths(assignment: Assignment, votes: Sequence[VoteInput], comment: str) -> None:
+    if len(comment) > COMMENT_MAX_LENGTH:
+        raise VoteInvalid(
+            _("The overall comment is too long: %(length)d characters, at most %(limit)d.")
+            % {"length": len(comment), "limit": COMMENT_MAX_LENGTH}
+        )
+    long = next((v for v in votes if len(v.note) > NOTE_MAX_LENGTH), None)
+    if long is not None:
+        # Named by its position, as the expert sees it; looked up only when refusing.
+        ids = _criteria_ids(assignment)
+        position = ids.index(long.criterion_id) + 1 if long.criterion_id in ids else None
+        raise VoteInvalid(note_too_long(long.note, position=position))
+
+
+def _credit(locked: Assignment, claimed: int, now: dt.datetime) -> int:
+    """Credit the active seconds a save claims, and return them: at most MAX_ACTIVE_STEP
+    and no more than the clock has run since the time credited so far (the previous save,
+    else the hand-out), so saves sent in a burst, or twice, count once. The part of a
+    second a save could not count is carried to the next."""
+    since = locked.active_until or locked.assigned
+    elapsed = max(0.0, (now - since).total_seconds())
+    step = max(0, min(int(claimed), MAX_ACTIVE_STEP, int(elapsed)))
+    locked.active_seconds += step
+    locked.active_until = max(since + dt.timedelta(seconds=step), now - dt.timedelta(seconds=1))
+    return step
+
+
 def assignment_autosave(
     *, assignment: Assignment, votes: list[VoteInput], comment: str, active_seconds: int
 ) -> Assignment:
-    """Keep partial work (a reload or a lost connection loses nothing) and count active time."""
+    """Keep partial work (a reload or a lost connection loses nothing) and count active time.
+    A submitted item is never changed: the check and the write happen under the row's lock,
+    so a save that left the page before the submit but arrives after it finds the item
+    submitted and is refused (AlreadySubmitted)."""
     _writable(assignment)
-    step = max(0, min(int(active_seconds), MAX_ACTIVE_STEP))
+    _check_lengths(assignment, votes, comment)
     draft = {
         "votes": {str(v.criterion_id): {"hit": v.hit, "note": v.note} for v in votes},
         "comment": comment,
     }
-    now = timezone.now()
-    Assignment.objects.filter(pk=assignment.pk).update(
-        draft=draft,
-        active_seconds=F("active_seconds") + step,
-        started=assignment.started or now,
-        status=Assignment.Status.IN_PROGRESS
-        if assignment.status == Assignment.Status.ASSIGNED
-        else assignment.status,
-    )
-    assignment.refresh_from_db()
+    with transaction.atomic():
+        locked = Assignment.objects.select_for_update().get(pk=assignment.pk)
+        if locked.status == Assignment.Status.SUBMITTED:
+            raise AlreadySubmitted(
+                _(
+                    "This item has been submitted; this save changed nothing. To revise it, "
+                    "submit the revision."
+                )
+            )
+        now = timezone.now()
+        _credit(locked, active_seconds, now)
+        locked.draft = draft
+        locked.started = locked.started or now
+        locked.status = Assignment.Status.IN_PROGRESS
+        locked.save(update_fields=["draft", "active_seconds", "active_until", "started", "status"])
+    for name in ("draft", "active_seconds", "active_until", "started", "status"):
+        setattr(assignment, name, getattr(locked, name))
     return assignment
 
 
@@ -95,6 +160,7 @@ def assignment_submit(
         )
     if set(by_criterion) - set(expected):
         raise VoteRefused(_("Some answers are for criteria this item does not have."))
+    _check_lengths(assignment, votes, comment)
     with transaction.atomic():
         locked = Assignment.objects.select_for_update().get(pk=assignment.pk)
         if locked.revision != base_revision:
@@ -116,7 +182,7 @@ def assignment_submit(
         locked.overall_comment = comment.strip()
         locked.submitted = now
         locked.started = locked.started or now
-        locked.active_seconds += max(0, min(int(active_seconds), MAX_ACTIVE_STEP))
+        _credit(locked, active_seconds, now)
         locked.draft = {}
         locked.save()
     # The caller's object already has its item and round loaded; the locked copy does not.
@@ -127,24 +193,11 @@ def assignment_submit(
 
 def flag_raise(*, assignment: Assignment, reason: str, note: str = "") -> Flag:
     if reason not in Flag.Reason.values:
-        raise VoteRefused(_("Choose why you flag this item."))
+        raise VoteInvalid(_("Choose why you flag this item."))
+    refused = note_too_long(note)
+    if refused:
+        raise VoteInvalid(refused)
     return Flag.objects.create(assignment=assignment, reason=reason, note=note.strip())
-
-
-def adjudication_record(
-    *,
-    item: ReviewItem,
-    by,
-    note: str,
-    criterion: Criterion | None = None,
-    decision: bool | None = None,
-) -> Adjudication:
-    """A senior expert's decision, kept beside the raw votes (which never change)."""
-    adjudication, _ = Adjudication.objects.update_or_create(
-        item=item, criterion=criterion, defaults={"decision": decision, "note": note, "by": by}
-    )
-    Flag.objects.filter(assignment__item=item).update(resolved=True)
-    return adjudication
 
 
 def _update_calibration(assignment: Assignment, round_: ReviewRound) -> None:

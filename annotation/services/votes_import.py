@@ -32,7 +32,9 @@ from annotation.models import (
     System,
     Vote,
 )
+from annotation.review_sampling import hand_out_order
 from annotation.selectors.rubrics import latest_version_id_subquery
+from annotation.services.rater_pseudonyms import rater_pseudonyms_assign
 
 LOOKUP_CHUNK = 500  # values per `__in` lookup: SQLite limits the parameters of one query
 
@@ -249,6 +251,9 @@ class _VotesImporter:
             self.round.experts.set(users.values())
         else:
             self.round.experts.add(*users.values())
+        rater_pseudonyms_assign(
+            benchmark_id=benchmark.pk, user_ids=[user.pk for user in users.values()]
+        )
         self.summary.items = len({r.response_id for r in resolved})
         self.write_votes(users, resolved)
 
@@ -267,8 +272,14 @@ class _VotesImporter:
         )
         self.round.systems.set(systems)
         versions = {r.response_id: r.version_id for r in resolved}
+        ranks = hand_out_order(versions, seed=self.round.seed)
         created = ReviewItem.objects.bulk_create(
-            ReviewItem(round=self.round, response_id=pk, rubric_version_id=versions[pk])
+            ReviewItem(
+                round=self.round,
+                response_id=pk,
+                rubric_version_id=versions[pk],
+                hand_out_rank=ranks[pk],
+            )
             for pk in sorted(versions)
         )
         self.items = {item.response_id: (item.pk, item.rubric_version_id) for item in created}

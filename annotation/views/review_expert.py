@@ -21,7 +21,11 @@ from annotation.services.review_assignment import (
     assignment_next,
 )
 from annotation.services.review_votes import (
+    COMMENT_MAX_LENGTH,
+    NOTE_MAX_LENGTH,
+    AlreadySubmitted,
     VoteInput,
+    VoteInvalid,
     VoteRefused,
     assignment_autosave,
     assignment_submit,
@@ -89,15 +93,26 @@ def _annotate_page(
         }
         for c in criteria
     ]
-    guideline = Guideline.objects.filter(benchmark_id=assignment.item.round.benchmark_id).first()
+    round_ = assignment.item.round
+    case = assignment.item.response.case
+    guideline = Guideline.objects.filter(benchmark_id=round_.benchmark_id).first()
+    round_closed = round_.status == ReviewRound.Status.CLOSED
     return render(
         request,
         "annotation/review/annotate.html",
         {
             "assignment": assignment,
             "item": assignment.item,
-            "case": assignment.item.response.case,
+            # Only what the rater may see of the case: the difficulty when the round shows it.
+            "dialogue": case.dialogue,
+            "difficulty": case.get_difficulty_display() if round_.show_difficulty else None,
+            "difficulty_code": case.difficulty if round_.show_difficulty else "",
             "response_text": assignment.item.response.text,
+            # A submitted item is revised by submitting again; drafts of a revision stay in
+            # the browser, since an autosave never changes a submitted item.
+            "autosave": not round_closed and assignment.status != Assignment.Status.SUBMITTED,
+            "note_limit": NOTE_MAX_LENGTH,
+            "comment_limit": COMMENT_MAX_LENGTH,
             "rows": rows,
             "comment": (posted or {}).get(
                 "_comment",
@@ -108,7 +123,7 @@ def _annotate_page(
             "guideline": guideline,
             "flag_reasons": Flag.Reason.choices,
             "error": error,
-            "round_closed": assignment.item.round.status == ReviewRound.Status.CLOSED,
+            "round_closed": round_closed,
         },
         status=status,
     )
@@ -141,8 +156,13 @@ def autosave(request: HttpRequest, assignment_id: int) -> HttpResponse:
             comment=request.POST.get("comment", ""),
             active_seconds=_active_seconds(request),
         )
-    except VoteRefused as exc:
-        return JsonResponse({"saved": False, "error": str(exc)}, status=409)
+    except VoteInvalid as exc:
+        return JsonResponse({"saved": False, "error": str(exc)}, status=400)
+    except VoteRefused as exc:  # already submitted, or the round closed: nothing changed
+        return JsonResponse(
+            {"saved": False, "error": str(exc), "submitted": isinstance(exc, AlreadySubmitted)},
+            status=409,
+        )
     return JsonResponse({"saved": True, "active_seconds": saved.active_seconds})
 
 

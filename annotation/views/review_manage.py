@@ -16,6 +16,7 @@ from annotation.forms import ReviewRoundForm
 from annotation.models import Assignment, Benchmark, Guideline, ReviewItem, ReviewRound, Vote
 from annotation.selectors.review import item_criteria, item_get_for_adjudicator, round_consensus
 from annotation.selectors.review_dashboard import adjudication_queue, round_dashboard
+from annotation.services.review_adjudication import Decision, item_adjudicate
 from annotation.services.review_assignment import AssignmentRefused, assignment_reassign
 from annotation.services.review_rounds import (
     RoundInvalid,
@@ -24,7 +25,11 @@ from annotation.services.review_rounds import (
     round_open,
     round_set_status,
 )
-from annotation.services.review_votes import adjudication_record, reference_answers_set
+from annotation.services.review_votes import (
+    NOTE_MAX_LENGTH,
+    VoteRefused,
+    reference_answers_set,
+)
 
 MANAGE = "annotation.manage_review"
 CONSENSUS = "annotation.view_consensus"
@@ -54,6 +59,7 @@ def round_new(request: HttpRequest) -> HttpResponse:
                 max_items_per_expert=data["max_items_per_expert"],
                 deadline=data["deadline"],
                 is_calibration=data["is_calibration"],
+                show_difficulty=data["show_difficulty"],
                 user=request.user,
             )
         except RoundInvalid as exc:
@@ -182,26 +188,37 @@ def adjudication_list(request: HttpRequest) -> HttpResponse:
     )
 
 
+def _posted_decisions(request: HttpRequest, criteria) -> list[Decision]:
+    """The decisions and notes given per criterion, and the overall note (always recorded:
+    it marks the item as adjudicated)."""
+    decisions = []
+    for criterion in criteria:
+        choice = {"1": True, "0": False}.get(request.POST.get(f"decision-{criterion.pk}", ""))
+        note = request.POST.get(f"note-{criterion.pk}", "").strip()
+        if choice is not None or note:
+            decisions.append(Decision(criterion=criterion, decision=choice, note=note))
+    decisions.append(
+        Decision(criterion=None, decision=None, note=request.POST.get("note", "").strip())
+    )
+    return decisions
+
+
 @permission_needed(ADJUDICATE)
 def adjudicate(request: HttpRequest, item_id: int) -> HttpResponse:
     """A senior expert sees the votes and notes (never the system) and records a decision."""
     item = item_get_for_adjudicator(request.user, item_id)
     criteria = item_criteria(assignment=Assignment(item=item))
+    error = ""
     if request.method == "POST":
-        for criterion in criteria:
-            choice = request.POST.get(f"decision-{criterion.pk}", "")
-            note = request.POST.get(f"note-{criterion.pk}", "").strip()
-            if choice or note:
-                adjudication_record(
-                    item=item,
-                    by=request.user,
-                    criterion=criterion,
-                    decision={"1": True, "0": False}.get(choice),
-                    note=note,
-                )
-        adjudication_record(item=item, by=request.user, note=request.POST.get("note", ""))
-        messages.success(request, _("Decision recorded; the raw votes are unchanged."))
-        return redirect("review-adjudication")
+        try:
+            item_adjudicate(
+                item=item, by=request.user, decisions=_posted_decisions(request, criteria)
+            )
+        except VoteRefused as exc:
+            error = str(exc)  # the page comes back with what was typed
+        else:
+            messages.success(request, _("Decision recorded; the raw votes are unchanged."))
+            return redirect("review-adjudication")
     votes = (
         Vote.objects.filter(assignment__item=item, revision=F("assignment__revision"))
         .select_related("assignment__expert")
@@ -211,15 +228,29 @@ def adjudicate(request: HttpRequest, item_id: int) -> HttpResponse:
     for vote in votes:
         by_criterion.setdefault(vote.criterion_id, []).append(vote)
     flags = item.assignments.filter(flags__isnull=False).values_list("flags__reason", "flags__note")
+    posted = request.POST if error else {}
+    rows = [
+        {
+            "criterion": c,
+            "votes": by_criterion.get(c.pk, []),
+            "decision": posted.get(f"decision-{c.pk}", ""),
+            "note": posted.get(f"note-{c.pk}", ""),
+        }
+        for c in criteria
+    ]
     return render(
         request,
         "annotation/review/adjudicate.html",
         {
             "item": item,
             "case": item.response.case,
-            "rows": [(c, by_criterion.get(c.pk, [])) for c in criteria],
+            "rows": rows,
             "flags": flags,
+            "error": error,
+            "note": posted.get("note", ""),
+            "note_limit": NOTE_MAX_LENGTH,
         },
+        status=400 if error else 200,
     )
 
 

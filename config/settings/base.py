@@ -159,7 +159,7 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Rubric benchmarks, blind expert review and LLM-judge validation.",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
-    "SERVE_PERMISSIONS": ["rest_framework.permissions.IsAuthenticated"],
+    "SERVE_PERMISSIONS": ["accounts.access.ReadsApiDocs"],
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",

@@ -21,8 +21,8 @@ def when(value) -> str:
 
 
 def rater_name(pseudonym: dict[int, str], expert_id: int) -> str:
-    # An expert since removed from the round keeps a pseudonym built from the id (never a name).
-    return pseudonym.get(expert_id, f"E{expert_id}")
+    # Every rater of the round has one, an expert since removed from it too.
+    return pseudonym[expert_id]
 
 
 def _csv_text(value) -> str:

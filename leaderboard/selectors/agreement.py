@@ -11,9 +11,12 @@ from leaderboard.selectors.boards import NEVER
 
 
 def rater_pseudonyms(*, round_: ReviewRound) -> dict[int, str]:
-    """Stable per-round pseudonyms (E01, E02, ...) so reports and exports name no one."""
-    ids = sorted(round_.experts.values_list("pk", flat=True))
-    return {pk: f"E{index:02d}" for index, pk in enumerate(ids, start=1)}
+    """Each rater's random pseudonym for the round's benchmark (kept by annotation, which
+    owns them), for everyone who rates or rated in the round, so reports and exports name
+    no one."""
+    from annotation.selectors.rater_pseudonyms import round_rater_pseudonyms
+
+    return round_rater_pseudonyms(round_=round_)
 
 
 @dataclass(frozen=True)
@@ -78,7 +81,7 @@ def agreement_units(
     for response, criterion, expert, hit in current_votes(round_=round_).values_list(
         "assignment__item__response_id", "criterion_id", "assignment__expert_id", "hit"
     ):
-        votes[response][criterion].append(ballots.get((expert, hit)) or (f"E{expert}", hit))
+        votes[response][criterion].append(ballots[(expert, hit)])
     if tasks is None:
         tasks = round_tasks(round_=round_, runs=runs)
     verdicts: dict[int, dict[int, bool]] = defaultdict(dict)

@@ -7,9 +7,15 @@
   const status = document.getElementById("autosave-status");
   const storageKey = "concord-draft-" + form.dataset.assignment;
   const activeInput = form.querySelector("input[name=active_seconds]");
+  // Absent on a submitted item: an autosave never changes submitted work, so a revision's
+  // draft is kept in this browser until it is submitted.
+  const autosaveUrl = form.dataset.autosaveUrl;
   let unsentSeconds = 0;
   let lastActivity = Date.now();
   let saveTimer = null;
+  // Once the form is submitting, nothing else is sent: a save arriving after the submit
+  // would only be refused by the server.
+  let submitting = false;
 
   // Active time: seconds with the page visible and some activity in the last minute.
   ["keydown", "mousemove", "click", "scroll", "input"].forEach((type) =>
@@ -44,18 +50,33 @@
   }
 
   async function save() {
+    if (submitting) return;
     const values = snapshot();
     localStorage.setItem(storageKey, JSON.stringify({ values, at: Date.now() }));
+    if (!autosaveUrl) {
+      status.textContent = status.dataset.local || "";
+      return;
+    }
     const body = new FormData(form);
     body.set("active_seconds", String(unsentSeconds));
+    const sentSeconds = unsentSeconds;
     try {
-      const response = await fetch(form.dataset.autosaveUrl, { method: "POST", body });
+      const response = await fetch(autosaveUrl, { method: "POST", body });
+      if (response.status === 400 || response.status === 409) {
+        // Refused (a note too long, an item already submitted): sending it again would
+        // change nothing, so say why and keep the answers in this browser.
+        const answer = await response.json().catch(() => ({}));
+        status.textContent = answer.error || status.dataset.offline || "…";
+        status.classList.add("error");
+        return;
+      }
       if (!response.ok) throw new Error(String(response.status));
-      unsentSeconds = 0;
+      unsentSeconds = Math.max(0, unsentSeconds - sentSeconds);
       localStorage.removeItem(storageKey);
       status.textContent = status.dataset.saved || "✓";
       status.classList.remove("error");
     } catch (error) {
+      if (submitting) return;
       status.textContent = status.dataset.offline || "…";
       status.classList.add("error");
       clearTimeout(saveTimer);
@@ -149,7 +170,10 @@
   form.addEventListener("change", () => { markAnswered(); scheduleSave(); });
   form.addEventListener("input", scheduleSave);
   form.addEventListener("submit", () => {
+    submitting = true;
+    clearTimeout(saveTimer);
     activeInput.value = String(unsentSeconds);
+    unsentSeconds = 0; // sent with the submit, so never again by the unload beacon
     localStorage.removeItem(storageKey);
   });
   document.getElementById("open-help").addEventListener("click", () => togglePanel("help"));
@@ -158,11 +182,13 @@
     button.addEventListener("click", () => togglePanel(button.closest(".side-panel").id, false))
   );
   window.addEventListener("beforeunload", () => {
-    if (unsentSeconds > 0) {
-      const body = new FormData(form);
-      body.set("active_seconds", String(unsentSeconds));
-      navigator.sendBeacon(form.dataset.autosaveUrl, body);
-    }
+    // Leaving without submitting: send the seconds not sent yet. Never after a submit,
+    // whose request already carries them (the beacon would reach the server after it).
+    if (submitting || !autosaveUrl || unsentSeconds <= 0) return;
+    const body = new FormData(form);
+    body.set("active_seconds", String(unsentSeconds));
+    unsentSeconds = 0;
+    navigator.sendBeacon(autosaveUrl, body);
   });
 
   restoreLocalCopy();

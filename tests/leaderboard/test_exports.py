@@ -22,6 +22,7 @@ from leaderboard.exports import (
     verdict_rows,
     votes_rows,
 )
+from leaderboard.selectors.agreement import rater_pseudonyms
 from tests.conftest import client_for
 from tests.leaderboard.test_agreement_report import data  # noqa: F401  (the shared fixture)
 from tests.leaderboard.test_page_queries import build
@@ -65,10 +66,12 @@ def test_the_tidy_file_has_one_row_per_item_criterion_and_rater(data, researcher
     rows = _csv(response)
     assert list(rows[0]) == list(TIDY_HEADER)
     assert len(rows) == 2 * 4 * 3
-    assert {r["rater"] for r in rows} == {"E01", "E02", "E03"}
+    names = rater_pseudonyms(round_=round_)
+    e01, e02, e03 = (names[round_.experts.get(username=u).pk] for u in USERNAMES)
+    assert {r["rater"] for r in rows} == {e01, e02, e03}
 
     # c1, criterion 1: experts 1 1 1, judge 1.
-    first = _row(rows, "c1", 1, "E01")
+    first = _row(rows, "c1", 1, e01)
     assert first["benchmark"] == "hb" and first["round"] == "R"
     assert first["judge_run"] == str(run.pk) and first["system"] == "Sys"
     assert first["difficulty"] == "normal" and first["primary_scene"] == "职场心理"
@@ -76,13 +79,13 @@ def test_the_tidy_file_has_one_row_per_item_criterion_and_rater(data, researcher
     assert first["rater_hit"] == "1" and first["rater_seconds"] == "10"
     assert (first["consensus"], first["consensus_votes"]) == ("1", "3")
     assert (first["judge_hit"], first["judge_status"]) == ("1", "done")
-    # c1, criterion 3: experts 0 0 1 (E03 is the one hit), judge 1.
-    assert _row(rows, "c1", 3, "E02")["rater_hit"] == "0"
-    third = _row(rows, "c1", 3, "E03")
+    # c1, criterion 3: experts 0 0 1 (the third is the one hit), judge 1.
+    assert _row(rows, "c1", 3, e02)["rater_hit"] == "0"
+    third = _row(rows, "c1", 3, e03)
     assert (third["rater_hit"], third["consensus"], third["judge_hit"]) == ("1", "0", "1")
     assert third["weight"] == "-10"
     # c2, criterion 4 (catastrophic, no weight): experts 0 1 1, judge 1; hard case.
-    last = _row(rows, "c2", 4, "E01")
+    last = _row(rows, "c2", 4, e01)
     assert (last["rater_hit"], last["consensus"], last["judge_hit"]) == ("0", "1", "1")
     assert last["weight"] == "" and last["is_catastrophic"] == "1"
     assert last["difficulty"] == "hard"
@@ -106,7 +109,7 @@ def test_downloads_are_byte_identical_and_name_no_expert(data, researcher):  # n
                 ]
             assert not set(cells) & set(USERNAMES), kind
     votes = _csv(_download(client, round_, run, "votes"))
-    assert votes and all(re.fullmatch(r"E\d\d", r["rater"]) for r in votes)
+    assert votes and all(re.fullmatch(r"E-[A-Z2-9]{4}", r["rater"]) for r in votes)
 
 
 def test_experts_get_403_and_anonymous_users_the_login_page(data):  # noqa: F811

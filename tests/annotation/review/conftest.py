@@ -1,8 +1,11 @@
+import datetime as dt
+
 import pytest
+from django.utils import timezone
 
 from accounts.roles import EXPERT
 from accounts.services import user_create_with_role
-from annotation.models import Benchmark, System
+from annotation.models import Assignment, Benchmark, System
 from annotation.services.benchmark_import import benchmark_import
 from annotation.services.responses_import import responses_import
 from annotation.services.review_rounds import round_open
@@ -50,4 +53,12 @@ def review_round(review_data, experts):
     benchmark, systems = review_data
     return round_open(
         benchmark=benchmark, name="R1", systems=systems, experts=experts[:3], fraction=0.3
+    )
+
+
+def assigned_minutes_ago(assignment, minutes: int = 10) -> None:
+    """As if the expert had been handed the item a while ago: active time is credited only
+    as far as the clock has run since (a save right after the hand-out adds nothing)."""
+    Assignment.objects.filter(pk=assignment.pk).update(
+        assigned=timezone.now() - dt.timedelta(minutes=minutes)
     )

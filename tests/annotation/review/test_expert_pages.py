@@ -7,6 +7,7 @@ from annotation.models import Assignment, System, Vote
 from annotation.selectors.review import item_criteria
 from annotation.services.review_assignment import assignment_next
 from annotation.services.review_rounds import round_open
+from tests.annotation.review.conftest import assigned_minutes_ago
 from tests.conftest import client_for
 
 pytestmark = pytest.mark.django_db
@@ -28,6 +29,7 @@ def test_next_item_opens_the_annotation_page_and_submit_opens_the_next(review_ro
     assert response["Location"] == reverse("review-annotate", args=[first.pk])
     page = client.get(response["Location"]).content.decode()
     assert first.item.code in page and first.item.response.text in page
+    assigned_minutes_ago(first)
     submitted = client.post(
         reverse("review-submit", args=[first.pk]), form_for(first, [True, False, True, False])
     )
@@ -54,6 +56,7 @@ def test_an_incomplete_submission_keeps_the_answers_on_the_page(review_round, ex
 def test_autosave_then_reload_shows_the_saved_answers(review_round, experts):
     client = client_for(experts[0])
     assignment = assignment_next(expert=experts[0], round_=review_round)
+    assigned_minutes_ago(assignment)
     saved = client.post(
         reverse("review-autosave", args=[assignment.pk]),
         form_for(assignment, [False, None, None, None]),

@@ -20,6 +20,7 @@ from annotation.models import (
 from annotation.selectors.review import item_criteria
 from annotation.services.review_assignment import assignment_next
 from annotation.services.review_rounds import round_open
+from tests.annotation.review.conftest import assigned_minutes_ago
 from tests.conftest import PASSWORD
 
 pytestmark = pytest.mark.django_db
@@ -86,6 +87,7 @@ def test_the_full_expert_flow(review_round, experts):
     url = reverse("api-review-assignment", args=[first["id"]])
     assert client.get(url).json() == first
 
+    assigned_minutes_ago(assignment)
     body = votes_body(first["id"], client, [False, None, None, None])
     saved = client.post(reverse("api-review-autosave", args=[first["id"]]), body, format="json")
     assert saved.status_code == 200
