@@ -157,7 +157,7 @@ def _evaluation_files(evaluation: GateEvaluation, prefix: str) -> tuple[dict, se
         [
             *by_response[response],
             positions[criterion],
-            names.get(expert, f"E{expert}"),
+            names[expert],  # every rater with votes in the round has one
             int(hit),
         ]
         for response, criterion, expert, hit in votes_as_of(round_=round_, when=evaluation.created)

@@ -3,6 +3,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from annotation.models import Criterion, ReviewItem, ReviewRound
+from annotation.selectors.rater_pseudonyms import round_rater_pseudonyms
 from annotation.selectors.review import current_votes
 from config.gc_pause import gc_paused
 from judging.models import JudgeRun, JudgeTask, Verdict
@@ -14,8 +15,6 @@ def rater_pseudonyms(*, round_: ReviewRound) -> dict[int, str]:
     """Each rater's random pseudonym for the round's benchmark (kept by annotation, which
     owns them), for everyone who rates or rated in the round, so reports and exports name
     no one."""
-    from annotation.selectors.rater_pseudonyms import round_rater_pseudonyms
-
     return round_rater_pseudonyms(round_=round_)
 
 
