@@ -14,6 +14,7 @@ from django.views.decorators.http import require_POST
 from accounts.access import permission_needed
 from annotation.forms import ReviewRoundForm
 from annotation.models import Assignment, Benchmark, Guideline, ReviewItem, ReviewRound, Vote
+from annotation.selectors.rater_pseudonyms import round_rater_pseudonyms
 from annotation.selectors.review import item_criteria, item_get_for_adjudicator, round_consensus
 from annotation.selectors.review_dashboard import adjudication_queue, round_dashboard
 from annotation.services.review_adjudication import Decision, item_adjudicate
@@ -219,13 +220,15 @@ def adjudicate(request: HttpRequest, item_id: int) -> HttpResponse:
         else:
             messages.success(request, _("Decision recorded; the raw votes are unchanged."))
             return redirect("review-adjudication")
-    votes = (
-        Vote.objects.filter(assignment__item=item, revision=F("assignment__revision"))
-        .select_related("assignment__expert")
-        .order_by("criterion__position", "assignment__expert__username")
-    )
+    # Raters appear by their pseudonym: a known strict or lenient colleague would weigh on
+    # the decision.
+    names = round_rater_pseudonyms(round_=item.round)
+    votes = Vote.objects.filter(
+        assignment__item=item, revision=F("assignment__revision")
+    ).select_related("assignment")
     by_criterion: dict[int, list[Vote]] = {}
-    for vote in votes:
+    for vote in sorted(votes, key=lambda v: names.get(v.assignment.expert_id, "")):
+        vote.rater = names.get(vote.assignment.expert_id, "")
         by_criterion.setdefault(vote.criterion_id, []).append(vote)
     flags = item.assignments.filter(flags__isnull=False).values_list("flags__reason", "flags__note")
     posted = request.POST if error else {}

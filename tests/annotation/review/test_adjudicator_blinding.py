@@ -158,3 +158,18 @@ def test_an_overlong_adjudication_note_is_refused_and_nothing_is_recorded(split_
     assert "5000" in body and "长" * 5001 in body  # the text is given back, not lost
     assert not Adjudication.objects.exists()
     assert list(Vote.objects.values_list("pk", "hit")) == before
+
+
+def test_the_adjudication_page_names_raters_by_pseudonym_only(
+    review_round, experts, split_item, senior
+):
+    """Who rated is not the adjudicator's business: a known strict or lenient colleague
+    would weigh on the decision."""
+    from annotation.selectors.rater_pseudonyms import round_rater_pseudonyms
+
+    body = client_for(senior).get(reverse("review-adjudicate", args=[split_item.pk]))
+    text = body.content.decode()
+    names = round_rater_pseudonyms(round_=review_round)
+    for expert in experts[:2]:
+        assert f"{expert.username}:" not in text
+        assert f"{names[expert.pk]}:" in text
