@@ -61,6 +61,7 @@ def real_path_values(world) -> dict[str, str]:
         "round_id": values["round_id"],
         "assignment_id": values["assignment_id"],
         "item_id": values["item_id"],
+        "import_job_id": values["import_job_id"],
         "action": "pause",
     }
 
