@@ -49,9 +49,29 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "config.middleware.ContentSecurityPolicyMiddleware",
     "config.middleware.InputCheckMiddleware",
     "config.middleware.DatabaseUnavailableMiddleware",
 ]
+
+# Scripts only from this site's own files: no inline <script> and no inline event handlers
+# (onchange=...), so injected markup cannot run. Styles may use style attributes (the heat
+# map's colours) but not <style> elements.
+CONTENT_SECURITY_POLICY = "; ".join(
+    [
+        "default-src 'self'",
+        "script-src 'self'",
+        "style-src 'self'",
+        "style-src-attr 'unsafe-inline'",
+        "img-src 'self' data:",
+        "font-src 'self'",
+        "connect-src 'self'",
+        "object-src 'none'",
+        "base-uri 'self'",
+        "form-action 'self'",
+        "frame-ancestors 'none'",
+    ]
+)
 
 ROOT_URLCONF = "config.urls"
 # bench/load.py's bare view (/bench/ceiling); never set in production.

@@ -111,7 +111,7 @@ def test_the_parsers_length_limits_are_the_databases():
     from annotation.importing.questions import DIMENSION_MAX, QUESTION_ID_MAX, SCENE_MAX
     from annotation.models import Ability, Case, Scenario
 
-    assert QUESTION_ID_MAX == Case._meta.get_field("external_id").max_length
-    assert DIMENSION_MAX == Ability._meta.get_field("label").max_length
-    assert SCENE_MAX == Scenario._meta.get_field("primary").max_length
-    assert SCENE_MAX == Scenario._meta.get_field("secondary").max_length
+    assert Case._meta.get_field("external_id").max_length == QUESTION_ID_MAX
+    assert Ability._meta.get_field("label").max_length == DIMENSION_MAX
+    assert Scenario._meta.get_field("primary").max_length == SCENE_MAX
+    assert Scenario._meta.get_field("secondary").max_length == SCENE_MAX
