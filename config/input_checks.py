@@ -13,6 +13,9 @@ from django.utils.translation import gettext as _
 # No request body of the API is more than a few levels deep; this leaves room and still
 # stops a parser long before Python's recursion limit.
 MAX_JSON_DEPTH = 32
+# Query parameters are ids, slugs, dates, choices and search words; none is anywhere near
+# this long (and SQLite refuses LIKE patterns over 50,000 bytes).
+MAX_QUERY_VALUE = 1_000
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -35,14 +38,22 @@ def text_problem(value: str) -> str | None:
 
 def check_parameters(items: Iterator[tuple[str, str]], *, where: str) -> None:
     """Refuse the first (name, value) pair, of a query string or a form, that holds a NUL
-    or a surrogate. `where` is "query" or "form"."""
+    or a surrogate, or a query parameter longer than MAX_QUERY_VALUE. `where` is "query",
+    "path" (the address's named parts) or "form"."""
     for name, value in items:
+        if where == "query" and len(value) > MAX_QUERY_VALUE:
+            raise InputRefused(
+                _("The query parameter “%(name)s” is longer than %(limit)d characters.")
+                % {"name": _printable(name), "limit": MAX_QUERY_VALUE}
+            )
         for text in (name, value):
             problem = text_problem(text)
             if problem:
                 shown = _printable(name)
                 if where == "query":
                     message = _("The query parameter “%(name)s” contains %(problem)s.")
+                elif where == "path":
+                    message = _("The part “%(name)s” of the address contains %(problem)s.")
                 else:
                     message = _("The form field “%(name)s” contains %(problem)s.")
                 raise InputRefused(message % {"name": shown, "problem": problem})
@@ -91,18 +102,3 @@ def _join(path: str, key: str) -> str:
 def _printable(name: str, limit: int = 60) -> str:
     shown = "".join(c if c.isprintable() and not _SURROGATE.match(c) else "�" for c in name)
     return shown if len(shown) <= limit else shown[:limit] + "…"
-
-
-_ID = re.compile(r"[0-9]{1,18}")
-
-
-def id_problem(data, *names: str) -> str | None:
-    """Why the named parameters of `data` (a QueryDict) are not all ids, or None."""
-    for name in names:
-        value = data.get(name, "")
-        if not _ID.fullmatch(value):
-            return _("“%(name)s” must be an id (a whole number), not “%(value)s”.") % {
-                "name": name,
-                "value": _printable(value, 20),
-            }
-    return None

@@ -82,6 +82,9 @@ class InputCheckMiddleware:
 
     def process_view(self, request, view_func, view_args, view_kwargs):
         try:
+            # A NUL in a part of the address (%00 in /cases/<id>/) reaches lookups too.
+            parts = ((k, v) for k, v in view_kwargs.items() if isinstance(v, str))
+            check_parameters(parts, where="path")
             check_parameters(_pairs(request.GET), where="query")
             # The API's bodies go through DRF's parsers and serializers, which refuse both.
             if request.method == "POST" and not is_api(request):

@@ -51,6 +51,10 @@ def read_json_lines(chunks: Iterable[bytes]) -> Iterator[JsonLine | ImportIssue]
                 ),
             )
             continue
+        except ValueError:
+            # Python reads integers of at most 4,300 digits (sys.get_int_max_str_digits).
+            yield ImportIssue(number, _("a number on this line has too many digits to be read"))
+            continue
         except RecursionError:
             # Python's parser gives up on brackets nested about a thousand deep; no row of
             # any format here is more than four levels deep.

@@ -126,6 +126,14 @@ def test_a_nul_character_in_a_query_parameter_is_a_400(world, url, parameter):
     assert_refused(client.get(url, {parameter: NUL}), parameter, "NUL")
 
 
+@pytest.mark.parametrize(
+    "url", ["/benchmarks/hb/cases/a%00b/", "/api/benchmarks/hb/cases/a%00b/rubric-versions/"]
+)
+def test_a_nul_character_in_the_address_is_a_400(world, url):
+    client = page_client(world, COORDINATOR)
+    assert_refused(client.get(url), "external_id", "NUL")
+
+
 def test_an_impossible_since_date_is_a_400_naming_it(world):
     client = page_client(world, COORDINATOR)
     response = client.get("/benchmarks/hb/rubrics/", {"since": "2026-13-45"})
@@ -178,6 +186,15 @@ def test_an_import_file_nested_100000_deep_names_the_line(world):
     before = table_counts()
     response = upload(client, [question("ok1"), DEEP])
     assert_refused(response, "line 2", "nested")
+    assert table_counts() == before
+
+
+def test_a_number_too_long_to_read_in_an_import_file_names_the_line(world):
+    client = page_client(world, COORDINATOR)
+    before = table_counts()
+    row = json.dumps(question("ok1")).replace('"score": 3', '"score": ' + "9" * 5000)
+    response = upload(client, [question("ok0"), row])
+    assert_refused(response, "line 2", "digits")
     assert table_counts() == before
 
 
