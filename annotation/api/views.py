@@ -214,7 +214,6 @@ class ResponsesImport(APIView):
         request=s.ResponsesImportInput,
         responses={
             200: s.ResponsesImportOutput,
-            404: OpenApiResponse(s.DETAIL_SCHEMA, description="no such benchmark"),
             **IMPORT_RESPONSES_DOC,
         },
     )

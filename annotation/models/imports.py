@@ -2,7 +2,7 @@ import errno
 
 from django.conf import settings
 from django.db import models
-from django.utils.translation import gettext
+from django.utils.translation import gettext, pgettext_lazy
 from django.utils.translation import gettext_lazy as _
 
 from annotation.importing.issues import ImportIssue, ImportRejected
@@ -21,10 +21,10 @@ class ImportJob(models.Model):
 
     class Status(models.TextChoices):
         QUEUED = "queued", _("queued")
-        RUNNING = "running", _("importing")
-        DONE = "done", _("imported")
+        RUNNING = "running", pgettext_lazy("import job status", "importing")
+        DONE = "done", pgettext_lazy("import job status", "imported")
         # The file has errors: nothing was imported, the errors are listed.
-        REJECTED = "rejected", _("rejected")
+        REJECTED = "rejected", pgettext_lazy("import job status", "rejected")
         # Something other than the file went wrong (no worker, unreadable upload, ...).
         FAILED = "failed", _("failed")
 

@@ -80,7 +80,10 @@ def import_job_create(
 
     Raises BenchmarkNotFound (an answers file for a benchmark that does not exist),
     BrokerUnreachable or ImportUploadNotStored; in each case nothing is recorded."""
-    if kind == ImportJob.Kind.RESPONSES and not Benchmark.objects.filter(slug=benchmark_slug):
+    if (
+        kind == ImportJob.Kind.RESPONSES
+        and not Benchmark.objects.filter(slug=benchmark_slug).exists()
+    ):
         raise BenchmarkNotFound(benchmark_slug)
     broker_check()
     root = import_root()

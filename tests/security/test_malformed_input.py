@@ -291,3 +291,18 @@ def test_every_page_of_an_accepted_question_id_works(world, given, qid):
     listing = client.get(reverse("benchmark-detail", args=["hb2"]))
     assert listing.status_code == 200
     assert reverse("case-detail", args=["hb2", qid]) in listing.content.decode()
+
+
+def test_refusals_are_in_the_readers_language(world):
+    client = page_client(world, COORDINATOR)
+    client.cookies["django_language"] = "zh-hans"
+    response = upload(client, [question("ok0"), question("a/b")])
+    assert response.status_code == 400
+    assert "第 2 行，字段“question_id”：不能包含“/”或“\\”" in response.content.decode()
+    response = client.get("/benchmarks/hb/", {"q": NUL})
+    assert_refused(response, "查询参数“q”含有NUL 字符")
+    api = api_client(world, COORDINATOR)
+    response = api.get(
+        "/api/benchmarks/hb/responses/", {"system": NUL}, HTTP_ACCEPT_LANGUAGE="zh-hans"
+    )
+    assert_refused(response, "查询参数“system”含有NUL 字符")
