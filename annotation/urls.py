@@ -86,4 +86,5 @@ urlpatterns = [
     path("import/", imports.import_page, name="import"),
     path("import/benchmark/", imports.import_benchmark_upload, name="import-benchmark"),
     path("import/responses/", imports.import_responses_upload, name="import-responses"),
+    path("import/jobs/<int:import_job_id>/", imports.import_job, name="import-job"),
 ]

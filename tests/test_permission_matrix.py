@@ -26,7 +26,7 @@ from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
 from accounts.roles import COORDINATOR, EXPERT, RESEARCHER, SENIOR_EXPERT
 from accounts.services import user_create_with_role
-from annotation.models import Benchmark, Case, RubricVersion, System
+from annotation.models import Benchmark, Case, ImportJob, RubricVersion, System
 from annotation.services.benchmark_import import benchmark_import
 from annotation.services.responses_import import responses_import
 from annotation.services.review_assignment import assignment_next
@@ -102,6 +102,7 @@ EXPECTED: dict[str, frozenset[str]] = {
     "import": MANAGERS,
     "import-benchmark": MANAGERS,
     "import-responses": MANAGERS,
+    "import-job": MANAGERS,
     # judging
     "judge-runs": READERS,
     "judge-run-new": MANAGERS,
@@ -142,6 +143,8 @@ EXPECTED: dict[str, frozenset[str]] = {
     "api-response-list": READERS,
     "api-responses-import": MANAGERS,
     "api-system-list": READERS,
+    "api-import-job-list": MANAGERS,
+    "api-import-job-detail": MANAGERS,
     # API: blind review, expert side
     "api-review-rounds": ANNOTATORS,
     "api-review-next": ASSIGNEE,
@@ -401,6 +404,15 @@ def world(db, settings, tmp_path):
     settings.EXPORT_ROOT = tmp_path / "exports"
     job = ExportJob.objects.create(benchmark=benchmark, kind="votes", format="csv", round=round_)
     assert export_job_run(job_id=job.pk) == "done"
+    import_job = ImportJob.objects.create(
+        kind=ImportJob.Kind.BENCHMARK,
+        benchmark_slug=benchmark.slug,
+        filename="questions.jsonl",
+        size=100,
+        status=ImportJob.Status.DONE,
+        summary={"cases": 10},
+        requested_by=users[COORDINATOR],
+    )
     case = Case.objects.get(
         benchmark=benchmark, external_id=assignment.item.response.case.external_id
     )
@@ -417,6 +429,7 @@ def world(db, settings, tmp_path):
         "config_id": run.judge_version.config_id,
         "snapshot_id": snapshot.pk,
         "job_id": job.pk,
+        "import_job_id": import_job.pk,
         "kind": "tidy",
         "fmt": "csv",
     }

@@ -143,3 +143,10 @@ IMPORT_REFUSED_SCHEMA = {
         },
     ]
 }
+
+
+DETAIL_SCHEMA = {
+    "type": "object",
+    "required": ["detail"],
+    "properties": {"detail": {"type": "string"}},
+}

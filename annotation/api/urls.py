@@ -1,8 +1,8 @@
 from django.urls import path
 
+from annotation.api import import_jobs, rubrics, views
 from annotation.api import review_coordinator as coordinator
 from annotation.api import review_expert as expert
-from annotation.api import rubrics, views
 
 urlpatterns = [
     path("benchmarks/", views.BenchmarkList.as_view(), name="api-benchmark-list"),
@@ -47,6 +47,12 @@ urlpatterns = [
         name="api-responses-import",
     ),
     path("systems/", views.SystemList.as_view(), name="api-system-list"),
+    path("import-jobs/", import_jobs.ImportJobList.as_view(), name="api-import-job-list"),
+    path(
+        "import-jobs/<int:import_job_id>/",
+        import_jobs.ImportJobItem.as_view(),
+        name="api-import-job-detail",
+    ),
     # Blind review, the expert's side.
     path("review/rounds/", expert.ExpertRoundList.as_view(), name="api-review-rounds"),
     path(

@@ -1,4 +1,5 @@
 from django.shortcuts import get_object_or_404
+from django.utils.translation import gettext as _
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import generics, status
 from rest_framework.exceptions import NotFound
@@ -9,8 +10,9 @@ from rest_framework.views import APIView
 
 from accounts.access import HasPermission
 from annotation.api import serializers as s
+from annotation.api.import_jobs import ImportJobOutput, import_job_accepted, rejection_errors
 from annotation.importing.issues import ImportRejected
-from annotation.models import Case, Response, RubricVersion, System
+from annotation.models import Case, ImportJob, Response, RubricVersion, System
 from annotation.selectors.benchmarks import (
     CaseFilters,
     benchmark_get,
@@ -18,6 +20,7 @@ from annotation.selectors.benchmarks import (
     cases_for_benchmark,
 )
 from annotation.services.benchmark_import import benchmark_import
+from annotation.services.import_jobs import import_in_background
 from annotation.services.responses_import import BenchmarkNotFound, responses_import
 
 VIEW = "annotation.view_benchmark"
@@ -29,15 +32,26 @@ IMPORT = "annotation.import_data"
 def _rejected(exc: ImportRejected) -> ApiResponse:
     return ApiResponse(
         {
-            "detail": "The file was rejected; nothing was imported.",
-            "errors": [
-                {"line": e.line, "field": e.field, "message": e.message, "text": str(e)}
-                for e in exc.errors
-            ],
+            "detail": _("The file was rejected; nothing was imported."),
+            "errors": rejection_errors(exc),
             "total": exc.total,
         },
         status=status.HTTP_400_BAD_REQUEST,
     )
+
+
+IMPORT_RESPONSES_DOC = {
+    202: OpenApiResponse(
+        ImportJobOutput,
+        description="a file above the size threshold: imported by a background worker; "
+        "follow the job at its url",
+    ),
+    400: OpenApiResponse(s.IMPORT_REFUSED_SCHEMA, description="the upload was refused"),
+    503: OpenApiResponse(
+        s.DETAIL_SCHEMA,
+        description="the workers are not reachable, or the upload could not be stored",
+    ),
+}
 
 
 class BenchmarkList(APIView):
@@ -162,14 +176,21 @@ class BenchmarkImport(APIView):
 
     @extend_schema(
         request=s.ImportInput,
-        responses={
-            200: s.BenchmarkImportOutput,
-            400: OpenApiResponse(s.IMPORT_REFUSED_SCHEMA, description="the upload was refused"),
-        },
+        responses={200: s.BenchmarkImportOutput, **IMPORT_RESPONSES_DOC},
     )
     def post(self, request: Request, slug: str) -> ApiResponse:
         data = s.ImportInput(data=request.data)
         data.is_valid(raise_exception=True)
+        upload = data.validated_data["file"]
+        if import_in_background(upload.size):
+            return import_job_accepted(
+                request,
+                kind=ImportJob.Kind.BENCHMARK,
+                chunks=upload.chunks(),
+                filename=upload.name,
+                benchmark_slug=slug,
+                benchmark_name=data.validated_data.get("name", ""),
+            )
         try:
             summary = benchmark_import(
                 chunks=data.validated_data["file"],
@@ -193,12 +214,23 @@ class ResponsesImport(APIView):
         request=s.ResponsesImportInput,
         responses={
             200: s.ResponsesImportOutput,
-            400: OpenApiResponse(s.IMPORT_REFUSED_SCHEMA, description="the upload was refused"),
+            **IMPORT_RESPONSES_DOC,
         },
     )
     def post(self, request: Request, slug: str) -> ApiResponse:
         data = s.ResponsesImportInput(data=request.data)
         data.is_valid(raise_exception=True)
+        upload = data.validated_data["file"]
+        if import_in_background(upload.size):
+            return import_job_accepted(
+                request,
+                kind=ImportJob.Kind.RESPONSES,
+                chunks=upload.chunks(),
+                filename=upload.name,
+                benchmark_slug=slug,
+                system_name=data.validated_data["system"],
+                system_kind=data.validated_data["kind"],
+            )
         try:
             summary = responses_import(
                 chunks=data.validated_data["file"],
@@ -208,6 +240,9 @@ class ResponsesImport(APIView):
             )
         except ImportRejected as exc:
             return _rejected(exc)
-        except BenchmarkNotFound as exc:
-            return ApiResponse({"detail": str(exc)}, status=status.HTTP_404_NOT_FOUND)
+        except BenchmarkNotFound:
+            return ApiResponse(
+                {"detail": _("No benchmark with slug %(slug)s.") % {"slug": slug}},
+                status=status.HTTP_404_NOT_FOUND,
+            )
         return ApiResponse(s.ResponsesImportOutput(summary.as_dict()).data)

@@ -4,6 +4,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from annotation.importing.issues import ImportIssue
+from annotation.importing.issues import _ as _
 
 BOM = b"\xef\xbb\xbf"
 
@@ -28,8 +29,12 @@ def read_json_lines(chunks: Iterable[bytes]) -> Iterator[JsonLine | ImportIssue]
         except UnicodeDecodeError as exc:
             yield ImportIssue(
                 number,
-                f"not valid UTF-8 (byte 0x{raw[exc.start]:02x} at column {exc.start + 1}); "
-                "save the file as UTF-8",
+                _(
+                    "not valid UTF-8 (byte 0x%(byte)02x at column %(column)d); "
+                    "save the file as UTF-8",
+                    byte=raw[exc.start],
+                    column=exc.start + 1,
+                ),
             )
             continue
         if not text.strip():
@@ -37,6 +42,22 @@ def read_json_lines(chunks: Iterable[bytes]) -> Iterator[JsonLine | ImportIssue]
         try:
             value = json.loads(text)
         except json.JSONDecodeError as exc:
-            yield ImportIssue(number, f"invalid JSON: {exc.msg} at column {exc.colno}")
+            yield ImportIssue(
+                number,
+                _(
+                    "invalid JSON: %(reason)s at column %(column)d",
+                    reason=exc.msg,
+                    column=exc.colno,
+                ),
+            )
+            continue
+        except ValueError:
+            # Python reads integers of at most 4,300 digits (sys.get_int_max_str_digits).
+            yield ImportIssue(number, _("a number on this line has too many digits to be read"))
+            continue
+        except RecursionError:
+            # Python's parser gives up on brackets nested about a thousand deep; no row of
+            # any format here is more than four levels deep.
+            yield ImportIssue(number, _("the JSON is nested too deeply to be a row of this file"))
             continue
         yield JsonLine(number, value)

@@ -12,10 +12,18 @@ from annotation.importing.fields import (
     require_string,
     type_name,
 )
-from annotation.importing.issues import RowInvalid
+from annotation.importing.issues import RowInvalid, shown
+from annotation.importing.issues import _ as _
 
 WEIGHT_MIN, WEIGHT_MAX = -10, 10
 DIFFICULTIES = ("normal", "hard")
+# The longest values the database keeps (Case.external_id, Ability.label, Scenario's
+# scenes; a test holds them equal to the models' limits).
+QUESTION_ID_MAX = 100
+DIMENSION_MAX = 100
+SCENE_MAX = 200
+# Path segments that browsers and HTTP clients resolve as "this folder" and "the parent".
+_DOT_SEGMENTS = (".", "..")
 
 
 @dataclass(frozen=True)
@@ -62,15 +70,54 @@ def parse_weight(value: Any, field: str) -> int | None:
         else:
             raise RowInvalid(
                 field,
-                f"weight must be an integer from {WEIGHT_MIN} to {WEIGHT_MAX} or null, "
-                f"got {type_name(value)} {json.dumps(value, ensure_ascii=False)}",
+                _(
+                    "weight must be an integer from %(min)d to %(max)d or null, "
+                    "got %(type)s %(value)s",
+                    min=WEIGHT_MIN,
+                    max=WEIGHT_MAX,
+                    type=type_name(value),
+                    value=json.dumps(value, ensure_ascii=False)[:40],
+                ),
             )
     if not WEIGHT_MIN <= value <= WEIGHT_MAX:
         raise RowInvalid(
             field,
-            f"weight must be an integer from {WEIGHT_MIN} to {WEIGHT_MAX} or null, got {value}",
+            _(
+                "weight must be an integer from %(min)d to %(max)d or null, got %(value)d",
+                min=WEIGHT_MIN,
+                max=WEIGHT_MAX,
+                value=value,
+            ),
         )
     return value
+
+
+def parse_question_id(row: dict) -> str:
+    """The case's id, which names it in web addresses: every character visible, no '/' or
+    '\\' (either would split the address) and not a dot segment. Surrounding spaces are
+    taken off, as in answers files."""
+    question_id = require_string(row, "question_id", strip=True, max_length=QUESTION_ID_MAX)
+    if "/" in question_id or "\\" in question_id:
+        raise RowInvalid(
+            "question_id",
+            _("must not contain '/' or '\\': the id is part of the case's web address"),
+        )
+    if question_id in _DOT_SEGMENTS:
+        raise RowInvalid(
+            "question_id",
+            _("must not be '.' or '..': web addresses read these as folders"),
+        )
+    hidden = next((c for c in question_id if not c.isprintable()), None)
+    if hidden is not None:
+        raise RowInvalid(
+            "question_id",
+            _(
+                "contains an invisible or control character (U+%(code)s); an id must be "
+                "visible text",
+                code=f"{ord(hidden):04X}",
+            ),
+        )
+    return question_id
 
 
 def parse_dialogue(row: dict) -> list[dict[str, str]]:
@@ -95,10 +142,12 @@ def parse_rubric(row: dict) -> list[CriterionRow]:
         prefix = f"rubric[{index}]."
         item = require_object(item, f"rubric[{index}]")
         if "score" not in item:
-            raise RowInvalid(prefix + "score", "missing (use null for no weight)")
+            raise RowInvalid(prefix + "score", _("missing (use null for no weight)"))
         rubric.append(
             CriterionRow(
-                dimension=require_string(item, "dimension", prefix=prefix).strip(),
+                dimension=require_string(
+                    item, "dimension", prefix=prefix, strip=True, max_length=DIMENSION_MAX
+                ),
                 weight=parse_weight(item["score"], prefix + "score"),
                 text=require_string(item, "content", prefix=prefix),
             )
@@ -110,12 +159,14 @@ def parse_question(value: Any) -> QuestionRow:
     row = require_object(value)
     difficulty = require_string(row, "difficulty")
     if difficulty not in DIFFICULTIES:
-        raise RowInvalid("difficulty", f"must be 'normal' or 'hard', got {difficulty!r}")
+        raise RowInvalid(
+            "difficulty", _("must be 'normal' or 'hard', got %(value)s", value=shown(difficulty))
+        )
     return QuestionRow(
-        question_id=require_string(row, "question_id").strip(),
+        question_id=parse_question_id(row),
         dialogue=parse_dialogue(row),
         rubric=parse_rubric(row),
         difficulty=difficulty,
-        primary_scene=optional_string(row, "primary_scene").strip(),
-        secondary_scene=optional_string(row, "secondary_scene").strip(),
+        primary_scene=optional_string(row, "primary_scene", strip=True, max_length=SCENE_MAX),
+        secondary_scene=optional_string(row, "secondary_scene", strip=True, max_length=SCENE_MAX),
     )

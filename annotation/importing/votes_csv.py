@@ -17,7 +17,7 @@ from annotation.importing.issues import ImportIssue
 BOM = b"\xef\xbb\xbf"
 REQUIRED_COLUMNS = ("rater", "question_id", "system", "criterion", "hit")
 OPTIONAL_COLUMNS = ("note",)
-_POSITIVE_INTEGER = re.compile(r"[0-9]+")  # ASCII only: str.isdigit() also accepts "²"
+_POSITIVE_INTEGER = re.compile(r"[0-9]{1,9}")  # ASCII only: str.isdigit() also accepts "²"
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,6 @@
 from annotation.models.authoring import AuditEvent, RubricComment, RubricDraft
 from annotation.models.benchmarks import Benchmark, Case, Scenario
+from annotation.models.imports import ImportJob
 from annotation.models.responses import Response, System
 from annotation.models.review import (
     Adjudication,
@@ -38,6 +39,7 @@ __all__ = [
     "Flag",
     "Guideline",
     "ImmutableRecordError",
+    "ImportJob",
     "RaterPseudonym",
     "ReferenceAnswer",
     "Response",

@@ -8,7 +8,14 @@ from dataclasses import asdict, dataclass, field
 from django.db import transaction
 from django.utils.translation import gettext_noop
 
-from annotation.importing.issues import ImportIssue, ImportRejected, IssueCollector, RowInvalid
+from annotation.importing.issues import (
+    ImportIssue,
+    ImportRejected,
+    IssueCollector,
+    RowInvalid,
+    Text,
+    shown,
+)
 from annotation.importing.jsonl import read_json_lines
 from annotation.importing.questions import QuestionRow, dialogue_hash, parse_question
 from annotation.models import (
@@ -107,7 +114,7 @@ class _BenchmarkImporter:
         self.flush()
         self.issues.raise_if_any()
         if not self.summary.cases:
-            raise ImportRejected([ImportIssue(0, "the file contains no cases")])
+            raise ImportRejected([ImportIssue(0, Text(gettext_noop("the file contains no cases")))])
         return self.summary
 
     def take(self, line: int, row: QuestionRow) -> None:
@@ -115,7 +122,10 @@ class _BenchmarkImporter:
         if first is not None:
             self.issues.add(
                 line,
-                f"duplicate question_id {row.question_id!r} (first on line {first})",
+                Text(
+                    gettext_noop("duplicate question_id %(id)s (first on line %(first)d)"),
+                    {"id": shown(row.question_id), "first": first},
+                ),
                 "question_id",
             )
             return
@@ -145,8 +155,13 @@ class _BenchmarkImporter:
         if case.dialogue_hash != dialogue_hash(row.dialogue):
             self.issues.add(
                 line,
-                f"case {row.question_id!r} already exists with a different dialogue; responses "
-                "and votes refer to it, so import the changed case under a new question_id",
+                Text(
+                    gettext_noop(
+                        "case %(id)s already exists with a different dialogue; responses and "
+                        "votes refer to it, so import the changed case under a new question_id"
+                    ),
+                    {"id": shown(row.question_id)},
+                ),
                 "dialogue",
             )
             return

@@ -4,9 +4,17 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 
 from django.db import transaction
+from django.utils.translation import gettext_noop
 
 from annotation.importing.answers import AnswerRow, parse_answer
-from annotation.importing.issues import ImportIssue, ImportRejected, IssueCollector, RowInvalid
+from annotation.importing.issues import (
+    ImportIssue,
+    ImportRejected,
+    IssueCollector,
+    RowInvalid,
+    Text,
+    shown,
+)
 from annotation.importing.jsonl import read_json_lines
 from annotation.models import Benchmark, Case, Response, System
 
@@ -29,6 +37,10 @@ class BenchmarkNotFound(Exception):
     pass
 
 
+def _whole_file(msgid: str, **params) -> ImportIssue:
+    return ImportIssue(0, Text(msgid, params))
+
+
 def responses_import(
     *,
     chunks: Iterable[bytes],
@@ -44,7 +56,11 @@ def responses_import(
     """
     system_name = system_name.strip()
     if not system_name:
-        raise ImportRejected([ImportIssue(0, "the system name must not be empty")])
+        raise ImportRejected([_whole_file(gettext_noop("the system name must not be empty"))])
+    limit = System._meta.get_field("name").max_length
+    if len(system_name) > limit:
+        message = gettext_noop("the system name is longer than %(limit)d characters")
+        raise ImportRejected([_whole_file(message, limit=limit)])
     benchmark = Benchmark.objects.filter(slug=benchmark_slug).first()
     if benchmark is None:
         raise BenchmarkNotFound(f"no benchmark with slug {benchmark_slug!r}")
@@ -76,8 +92,10 @@ def responses_import(
             if row.question_id in seen:
                 issues.add(
                     line,
-                    f"duplicate question_id {row.question_id!r} "
-                    f"(first on line {seen[row.question_id]})",
+                    Text(
+                        gettext_noop("duplicate question_id %(id)s (first on line %(first)d)"),
+                        {"id": shown(row.question_id), "first": seen[row.question_id]},
+                    ),
                     "question_id",
                 )
                 continue
@@ -86,8 +104,12 @@ def responses_import(
             if case_id is None:
                 issues.add(
                     line,
-                    f"unknown question_id {row.question_id!r}: benchmark "
-                    f"{benchmark.slug!r} has no such case",
+                    Text(
+                        gettext_noop(
+                            "unknown question_id %(id)s: benchmark %(slug)s has no such case"
+                        ),
+                        {"id": shown(row.question_id), "slug": shown(benchmark.slug)},
+                    ),
                     "question_id",
                 )
                 continue
@@ -98,9 +120,14 @@ def responses_import(
                 if existing[case_id] != row.response:
                     issues.add(
                         line,
-                        f"system {system.name!r} already has a different response to "
-                        f"{row.question_id!r}; stored responses are never overwritten "
-                        "(import the new answers as another system)",
+                        Text(
+                            gettext_noop(
+                                "system %(system)s already has a different response to "
+                                "%(id)s; stored responses are never overwritten (import the "
+                                "new answers as another system)"
+                            ),
+                            {"system": shown(system.name), "id": shown(row.question_id)},
+                        ),
                         "response",
                     )
                 else:
@@ -122,7 +149,7 @@ def responses_import(
                 pending.clear()
         issues.raise_if_any()
         if not summary.responses:
-            raise ImportRejected([ImportIssue(0, "the file contains no responses")])
+            raise ImportRejected([_whole_file(gettext_noop("the file contains no responses"))])
         Response.objects.bulk_create(pending)
         summary.responses_created += len(pending)
     return summary

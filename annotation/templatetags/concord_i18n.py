@@ -24,3 +24,11 @@ def version_note(version) -> str:
     if version.source == version.Source.IMPORT:
         return translated(version.note)
     return version.note
+
+
+@register.filter
+def import_issue(issue) -> str:
+    """A problem of an imported file, located and in the reader's language."""
+    from annotation.import_text import issue_text
+
+    return issue_text(issue)

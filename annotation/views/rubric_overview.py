@@ -26,7 +26,10 @@ def rubric_overview(request: HttpRequest, slug: str) -> HttpResponse:
     by_ability = criteria_counts_by_ability(benchmark=benchmark)
     by_category = criteria_counts_by_category(by_ability)
     since_text = request.GET.get("since", "")
-    since = parse_date(since_text) if since_text else None
+    try:
+        since = parse_date(since_text) if since_text else None
+    except ValueError:  # the form of a date, but no such day ("2026-13-45")
+        since = None
     changed = None
     if since:
         start = timezone.make_aware(dt.datetime.combine(since, dt.time.min))
@@ -40,6 +43,7 @@ def rubric_overview(request: HttpRequest, slug: str) -> HttpResponse:
         "category_counts": [n for _, n in by_category],
         "legend": {"criteria": _("criteria"), "penalties": _("penalties")},
     }
+    since_invalid = bool(since_text) and since is None
     return render(
         request,
         "annotation/rubric_overview.html",
@@ -49,11 +53,12 @@ def rubric_overview(request: HttpRequest, slug: str) -> HttpResponse:
             "by_category": by_category,
             "chart": chart,
             "since": since_text,
-            "since_invalid": bool(since_text) and since is None,
+            "since_invalid": since_invalid,
             "changed": changed,
             "query": query,
             "matches": criteria_search(benchmark=benchmark, text=query) if query else None,
         },
+        status=400 if since_invalid else 200,
     )
 
 

@@ -49,8 +49,29 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "config.middleware.ContentSecurityPolicyMiddleware",
+    "config.middleware.InputCheckMiddleware",
     "config.middleware.DatabaseUnavailableMiddleware",
 ]
+
+# Scripts only from this site's own files: no inline <script> and no inline event handlers
+# (onchange=...), so injected markup cannot run. Styles may use style attributes (the heat
+# map's colours) but not <style> elements.
+CONTENT_SECURITY_POLICY = "; ".join(
+    [
+        "default-src 'self'",
+        "script-src 'self'",
+        "style-src 'self'",
+        "style-src-attr 'unsafe-inline'",
+        "img-src 'self' data:",
+        "font-src 'self'",
+        "connect-src 'self'",
+        "object-src 'none'",
+        "base-uri 'self'",
+        "form-action 'self'",
+        "frame-ancestors 'none'",
+    ]
+)
 
 ROOT_URLCONF = "config.urls"
 # bench/load.py's bare view (/bench/ceiling); never set in production.
@@ -135,6 +156,12 @@ STORAGES = {
 MEDIA_ROOT = VAR_DIR / "media"
 # Files prepared by export jobs; every worker that runs them must be able to write here.
 EXPORT_ROOT = Path(env.str("CONCORD_EXPORT_ROOT", default=str(VAR_DIR / "exports")))
+# Uploads imported in the background wait here for a worker: every worker must be able to
+# read it (a shared folder when workers run on other machines).
+IMPORT_ROOT = Path(env.str("CONCORD_IMPORT_ROOT", default=str(VAR_DIR / "imports")))
+# Import files larger than this (bytes) are imported by a background worker, so that no
+# request waits for a long import: about 3 s of import work at this size.
+IMPORT_BACKGROUND_BYTES = env.int("CONCORD_IMPORT_BACKGROUND_BYTES", default=5 * 1024 * 1024)
 # Imports stream the upload; keep large files on disk rather than in memory.
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024
 DATA_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
@@ -149,6 +176,12 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    # DRF's JSON parser, refusing deep nesting, NUL characters and lone surrogates (400).
+    "DEFAULT_PARSER_CLASSES": [
+        "config.parsers.CheckedJSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",

@@ -44,9 +44,23 @@ def sync_orm_beside_playwright():
 @pytest.fixture
 def e2e(transactional_db, live_server, page):
     """A live server with a browser page; data written by the test is visible to both (the
-    taxonomy and default prompts come back after each flush)."""
+    taxonomy and default prompts come back after each flush).
+
+    Whatever the Content-Security-Policy blocks on any page the test opens (an inline
+    script or handler, an injected style) fails the test: the browser reports each block
+    on the console."""
     page.set_default_timeout(30_000)
-    return live_server
+    blocked: list[str] = []
+    page.on(
+        "console",
+        lambda message: (
+            blocked.append(f"{page.url}: {message.text}")
+            if "Content Security Policy" in message.text
+            else None
+        ),
+    )
+    yield live_server
+    assert not blocked, "blocked by the Content-Security-Policy:\n" + "\n".join(blocked)
 
 
 LANGUAGES = ("en", "zh-hans")

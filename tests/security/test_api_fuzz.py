@@ -24,6 +24,7 @@ from schemathesis.specs.openapi.checks import (
 )
 
 from accounts.roles import COORDINATOR, EXPERT, RESEARCHER
+from tests.security.hostile import KINDS, hostile, raw_json_with, url_encoded
 from tests.test_permission_matrix import ANONYMOUS
 
 # Undocumented 4xx answers (401, 403, 404, DRF's 400 on a bad query) are expected of a
@@ -61,6 +62,7 @@ def real_path_values(world) -> dict[str, str]:
         "round_id": values["round_id"],
         "assignment_id": values["assignment_id"],
         "item_id": values["item_id"],
+        "import_job_id": values["import_job_id"],
         "action": "pause",
     }
 
@@ -128,3 +130,136 @@ def test_the_api_survives_fuzzing_as_each_role(world, persona):
                     failures.append(f"{operation.label} [{mode.value}]: {summary}")
     assert operations >= 40
     assert not failures, f"{len(failures)} failing:\n" + "\n\n".join(failures)
+
+
+# --- hostile values in every parameter ----------------------------------------------------
+
+BODY_TYPES = ("application/json", "multipart/form-data")
+
+
+def _resolve(schema: dict, spec: dict) -> dict:
+    while "$ref" in schema:
+        node = spec
+        for part in schema["$ref"].lstrip("#/").split("/"):
+            node = node[part]
+        schema = node
+    return schema
+
+
+def hostile_targets(operation) -> tuple[list[tuple[str, str]], str | None]:
+    """Every parameter of the operation, ("query" | "path" | "body", name), and the body's
+    media type; ("body", "") stands for the whole body."""
+    raw = operation.definition.raw
+    targets = [(p["in"], p["name"]) for p in raw.get("parameters", []) if p["in"] != "header"]
+    content = raw.get("requestBody", {}).get("content", {})
+    media = next((m for m in BODY_TYPES if m in content), None)
+    if media:
+        schema = _resolve(content[media]["schema"], operation.schema.raw_schema)
+        targets += [("body", name) for name in schema.get("properties", {})]
+        if media == "application/json":
+            targets.append(("body", ""))
+    return targets, media
+
+
+def _multipart(fields: dict) -> tuple[bytes, str]:
+    boundary = "hostile-boundary"
+    out = []
+    for name, value in fields.items():
+        if isinstance(value, bytes):
+            head = f'Content-Disposition: form-data; name="{name}"; filename="f.jsonl"'
+            data = value
+        else:
+            head = f'Content-Disposition: form-data; name="{name}"'
+            data = str(value).encode("utf-8", "surrogatepass")
+        out.append(f"--{boundary}\r\n{head}\r\n\r\n".encode() + data + b"\r\n")
+    out.append(f"--{boundary}--\r\n".encode())
+    return b"".join(out), f"multipart/form-data; boundary={boundary}"
+
+
+def hostile_request(case, media, target, kind: str, value: str):
+    """(method, url, body, content type) of `case` with `value` put where `target` says."""
+    where, name = target
+    path_values = {k: str(v) for k, v in (case.path_parameters or {}).items()}
+    encoded = {k: url_encoded(v) for k, v in path_values.items()}
+    if where == "path":
+        encoded[name] = url_encoded(value)
+    path = case.operation.path
+    for key, part in encoded.items():
+        path = path.replace("{" + key + "}", part)
+    query = {k: v for k, v in (case.query or {}).items() if v is not None}
+    if where == "query":
+        query[name] = value
+    pairs = [
+        f"{url_encoded(str(k))}={url_encoded(str(v))}"
+        for k, values in query.items()
+        for v in (values if isinstance(values, list) else [values])
+    ]
+    url = path + ("?" + "&".join(pairs) if pairs else "")
+    body, content_type = b"", None
+    if media == "application/json":
+        base = case.body if isinstance(case.body, dict) else {}
+        if where == "body" and not name:
+            body = value.encode("utf-8", "surrogatepass")
+        elif where == "body":
+            body = raw_json_with(base, name, value, kind)
+        else:
+            body = json.dumps(base).encode()
+        content_type = "application/json"
+    elif media:
+        fields = dict(case.body) if isinstance(case.body, dict) else {}
+        if where == "body":
+            fields[name] = value.encode("utf-8", "surrogatepass") if name == "file" else value
+        body, content_type = _multipart(fields)
+    return case.method, url, body, content_type
+
+
+def hostile_fuzz(operation, client: Client, real: dict, target, kind: str, failures: list):
+    _, media = hostile_targets(operation)
+
+    @settings(
+        max_examples=2,
+        deadline=None,
+        database=None,
+        derandomize=True,
+        suppress_health_check=list(HealthCheck),
+    )
+    @given(
+        case=operation.as_strategy(generation_mode=schemathesis.GenerationMode.POSITIVE),
+        value=hostile(kind),
+    )
+    def run(case, value):
+        if case.path_parameters:
+            case.path_parameters = {k: real.get(k, v) for k, v in case.path_parameters.items()}
+        method, url, body, content_type = hostile_request(case, media, target, kind, value)
+        extra = {"content_type": content_type} if content_type else {}
+        response = client.generic(method, url, body, **extra)
+        if response.status_code >= 500:
+            error = getattr(response, "exc_info", None)
+            failures.append(
+                f"{operation.label} {target} {kind}: {response.status_code} "
+                f"{repr(error[1])[:300] if error else response.content[:300]!r}"
+            )
+
+    run()
+
+
+@pytest.mark.parametrize("persona", [EXPERT, COORDINATOR])
+def test_hostile_values_in_every_api_parameter_are_refused_without_a_server_error(world, persona):
+    reader = Client()
+    reader.force_login(world["users"][COORDINATOR])
+    schema = load_schema(reader)
+    token = Token.objects.create(user=world["users"][persona])
+    client = Client(raise_request_exception=False, HTTP_AUTHORIZATION=f"Token {token.key}")
+    real = real_path_values(world)
+    failures: list[str] = []
+    checked = 0
+    with connection_kept():
+        for result in schema.get_all_operations():
+            operation = result.ok()
+            targets, _ = hostile_targets(operation)
+            for target in targets:
+                for kind in KINDS:
+                    hostile_fuzz(operation, client, real, target, kind, failures)
+                    checked += 1
+    assert checked >= 400
+    assert not failures, f"{len(failures)} server errors:\n" + "\n".join(failures)

@@ -2,6 +2,8 @@
 either a successful import or the importers' own ImportRejected, never in another
 exception, and a rejected file leaves every table exactly as it was."""
 
+import json
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -12,6 +14,7 @@ from annotation.services.responses_import import responses_import
 from annotation.services.votes_import import votes_import
 from judging.services.judgments_import import judgments_import
 from tests.conftest import jsonl_bytes, lines, question, table_counts
+from tests.security.hostile import KINDS, hostile
 
 CASES = ("c00", "c01", "c02")
 SYSTEMS = ("Alpha", "Beta")
@@ -161,3 +164,112 @@ def test_a_nul_character_is_a_located_error(benchmark, name):
         IMPORTERS[name](lines(NUL_FILES[name]))
     assert "NUL" in str(rejected.value) and "line" in str(rejected.value)
     assert table_counts() == before
+
+
+# --- hostile values in every field --------------------------------------------------------
+
+
+def _leaves(value, path=()):
+    """Paths to every string and number of a parsed row (keys included: ("key", path))."""
+    if isinstance(value, dict):
+        for key, child in value.items():
+            yield ("key", (*path, key))
+            yield from _leaves(child, (*path, key))
+    elif isinstance(value, list):
+        for index, child in enumerate(value):
+            yield from _leaves(child, (*path, index))
+    elif isinstance(value, str | int | float) and not isinstance(value, bool):
+        yield ("value", path)
+
+
+def _put(row, target, replacement):
+    kind, path = target
+    *parents, last = path
+    node = row
+    for step in parents:
+        node = node[step]
+    if kind == "key":
+        node[replacement] = node.pop(last)
+    else:
+        node[last] = replacement
+
+
+MARKER = "\x01hostile\x01"
+
+
+@st.composite
+def hostile_json_file(draw, data: bytes, kind: str) -> bytes:
+    """A valid JSON Lines file with one field (or one key) of one row made hostile."""
+    rows = [json.loads(line) for line in data.splitlines()]
+    index = draw(st.integers(0, len(rows) - 1))
+    row = rows[index]
+    target = draw(st.sampled_from(list(_leaves(row))))
+    value = draw(hostile(kind))
+    raw = kind == "deep" or (kind == "long" and draw(st.booleans()) and target[0] == "value")
+    if raw and kind == "long":
+        value = "9" * len(value)  # a number too long to read, not a string
+    _put(row, target, MARKER if raw else value)
+    # A surrogate travels as its JSON escape ("\ud800"); UTF-8 cannot carry it.
+    text = json.dumps(row, ensure_ascii=kind == "surrogate" or draw(st.booleans()))
+    if raw:
+        text = text.replace(json.dumps(MARKER), value)
+    lines = [json.dumps(r, ensure_ascii=False) for r in rows]
+    lines[index] = text
+    return "\n".join(lines).encode("utf-8", "surrogatepass") + b"\n"
+
+
+@st.composite
+def hostile_csv_file(draw, data: bytes, kind: str) -> bytes:
+    """The valid votes file with one cell (or a header name) made hostile; a surrogate goes
+    as the bytes a careless encoder writes for it."""
+    rows = [line.split(",") for line in data.decode("utf-8").splitlines()]
+    row = draw(st.integers(0, len(rows) - 1))
+    column = draw(st.integers(0, len(rows[row]) - 1))
+    rows[row][column] = draw(hostile(kind)).replace(",", "").replace('"', "")
+    text = "\n".join(",".join(cells) for cells in rows) + "\n"
+    return text.encode("utf-8", "surrogatepass")
+
+
+def hostile_file(name: str, kind: str):
+    if name == "votes":
+        return hostile_csv_file(VALID[name], kind)
+    return hostile_json_file(VALID[name], kind)
+
+
+def check_hostile(name: str, kind: str, examples: int) -> dict[str, int]:
+    outcomes = {"imported": 0, "rejected": 0}
+
+    @settings(
+        max_examples=examples,
+        deadline=None,
+        database=None,
+        derandomize=True,
+        suppress_health_check=list(HealthCheck),
+    )
+    @given(data=hostile_file(name, kind))
+    def run(data: bytes):
+        before = table_counts()
+        try:
+            IMPORTERS[name](lines(data))
+        except ImportRejected as rejected:
+            assert rejected.errors and str(rejected), "a rejection names what is wrong"
+            assert all(issue.line or issue.field == "" for issue in rejected.errors)
+            assert table_counts() == before, "a rejected file wrote something"
+            outcomes["rejected"] += 1
+        else:
+            outcomes["imported"] += 1
+
+    run()
+    return outcomes
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("name", sorted(IMPORTERS))
+def test_importer_survives_hostile_fields(benchmark, name, kind):
+    """Every field (and key) of every row can hold a NUL, a lone surrogate, 5,000 or more
+    characters (or digits) or brackets nested 100,000 deep: the importer imports the file or
+    rejects it naming the line, and never raises anything else."""
+    outcomes = check_hostile(name, kind, examples=40)
+    if kind in ("nul", "deep"):
+        # Nothing in any format can hold these: most such files are refused.
+        assert outcomes["rejected"] > outcomes["imported"], outcomes

@@ -182,6 +182,9 @@ def test_responses_carry_the_security_headers(gunicorn):
     assert response.headers["X-Frame-Options"] == "DENY"
     assert response.headers["X-Content-Type-Options"] == "nosniff"
     assert response.headers["Referrer-Policy"] == "same-origin"
+    policy = response.headers["Content-Security-Policy"]
+    assert "script-src 'self';" in policy and "frame-ancestors 'none'" in policy
+    assert "unsafe-inline" not in policy.split("script-src", 1)[1].split(";", 1)[0]
     csrf = cookies(response)["csrftoken"]
     assert "; Secure" in csrf and "SameSite=Lax" in csrf
 

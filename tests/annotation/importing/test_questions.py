@@ -105,3 +105,13 @@ def test_lines_report_bad_utf8_and_bad_json_by_line_and_skip_blanks():
     assert items[1].line == 3 and "not valid UTF-8 (byte 0xff" in items[1].message
     assert items[2].line == 4 and "invalid JSON" in items[2].message
     assert items[3] == JsonLine(5, {"c": "中"})
+
+
+def test_the_parsers_length_limits_are_the_databases():
+    from annotation.importing.questions import DIMENSION_MAX, QUESTION_ID_MAX, SCENE_MAX
+    from annotation.models import Ability, Case, Scenario
+
+    assert Case._meta.get_field("external_id").max_length == QUESTION_ID_MAX
+    assert Ability._meta.get_field("label").max_length == DIMENSION_MAX
+    assert Scenario._meta.get_field("primary").max_length == SCENE_MAX
+    assert Scenario._meta.get_field("secondary").max_length == SCENE_MAX

@@ -190,4 +190,4 @@ def test_upload_page_names_an_unknown_benchmark(coordinator):
         {"benchmark": "nope", "system": "S", "kind": "llm", "file": answers},
     )
     assert response.status_code == 400
-    assert "no benchmark with slug &#x27;nope&#x27;" in response.content.decode()
+    assert "There is no benchmark nope" in response.content.decode()

@@ -186,7 +186,8 @@ def test_overview_counts_search_changes_and_export(case, coordinator):
     assert 'id="rubric-chart-data"' in body
     assert "No rubric changed since that date." in body
     bad = client.get(reverse("rubric-overview", args=["hb"]), {"since": "yesterday"})
-    assert "Enter the date as YYYY-MM-DD." in bad.content.decode()
+    assert bad.status_code == 400
+    assert "“yesterday” is not a date: enter a real day as YYYY-MM-DD." in bad.content.decode()
     export = client.get(reverse("rubric-export", args=["hb"]))
     assert export["Content-Type"] == "application/x-ndjson"
     assert b"".join(export.streaming_content).decode().count("\n") == 1
