@@ -2,6 +2,7 @@ from django import forms
 from django.core.validators import validate_slug
 from django.utils.translation import gettext_lazy as _
 
+from annotation.importing.questions import DIFFICULTIES
 from annotation.models import System
 
 
@@ -14,6 +15,15 @@ class BenchmarkImportForm(forms.Form):
     )
     name = forms.CharField(
         label=_("Benchmark name (for a new benchmark)"), max_length=200, required=False
+    )
+    difficulty = forms.ChoiceField(
+        label=_("Difficulty of every case"),
+        choices=[("", _("as each row says"))] + [(d, d) for d in DIFFICULTIES],
+        required=False,
+        help_text=_(
+            "For files whose rows carry no difficulty, such as HeartBench's "
+            "question_normal.jsonl and question_hard.jsonl."
+        ),
     )
     file = forms.FileField(label=_("Question file (JSON Lines)"))
 

@@ -1,5 +1,6 @@
 from rest_framework import serializers
 
+from annotation.importing.questions import DIFFICULTIES
 from annotation.models import Benchmark, Case, Criterion, Response, RubricVersion, System
 
 
@@ -98,6 +99,12 @@ class ResponseOutput(serializers.ModelSerializer):
 class ImportInput(serializers.Serializer):
     file = serializers.FileField()
     name = serializers.CharField(required=False, allow_blank=True, max_length=200)
+    difficulty = serializers.ChoiceField(
+        choices=DIFFICULTIES,
+        required=False,
+        help_text="The difficulty of every case, for files whose rows carry none "
+        "(HeartBench's question_normal.jsonl and question_hard.jsonl).",
+    )
 
 
 class ResponsesImportInput(serializers.Serializer):

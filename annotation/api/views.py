@@ -190,12 +190,14 @@ class BenchmarkImport(APIView):
                 filename=upload.name,
                 benchmark_slug=slug,
                 benchmark_name=data.validated_data.get("name", ""),
+                difficulty=data.validated_data.get("difficulty"),
             )
         try:
             summary = benchmark_import(
                 chunks=data.validated_data["file"],
                 benchmark_slug=slug,
                 benchmark_name=data.validated_data.get("name", ""),
+                difficulty=data.validated_data.get("difficulty"),
                 user=request.user,
             )
         except ImportRejected as exc:

@@ -155,13 +155,42 @@ def parse_rubric(row: dict) -> list[CriterionRow]:
     return rubric
 
 
-def parse_question(value: Any) -> QuestionRow:
-    row = require_object(value)
+def parse_difficulty(row: dict, file_difficulty: str | None) -> str:
+    """The row's difficulty, or the file's when the row has none: HeartBench's official split
+    files (question_normal.jsonl, question_hard.jsonl) leave it out, the split being it."""
+    if "difficulty" not in row and file_difficulty is not None:
+        return file_difficulty
+    if "difficulty" not in row:
+        raise RowInvalid(
+            "difficulty",
+            _(
+                "missing; for a file of one difficulty (HeartBench's split files), give it for "
+                "the whole file: --difficulty normal|hard, or the import page's or the API's "
+                "difficulty field"
+            ),
+        )
     difficulty = require_string(row, "difficulty")
     if difficulty not in DIFFICULTIES:
         raise RowInvalid(
             "difficulty", _("must be 'normal' or 'hard', got %(value)s", value=shown(difficulty))
         )
+    if file_difficulty is not None and difficulty != file_difficulty:
+        raise RowInvalid(
+            "difficulty",
+            _(
+                "is %(value)s, but the file was given as %(file)s",
+                value=shown(difficulty),
+                file=shown(file_difficulty),
+            ),
+        )
+    return difficulty
+
+
+def parse_question(value: Any, file_difficulty: str | None = None) -> QuestionRow:
+    """One question row; `file_difficulty` is the difficulty of every row of the file (rows
+    may leave it out, and one that names another is refused)."""
+    row = require_object(value)
+    difficulty = parse_difficulty(row, file_difficulty)
     return QuestionRow(
         question_id=parse_question_id(row),
         dialogue=parse_dialogue(row),

@@ -33,6 +33,8 @@ class ImportJob(models.Model):
     benchmark_name = models.CharField(max_length=200, blank=True)
     system_name = models.CharField(max_length=200, blank=True)
     system_kind = models.CharField(max_length=10, blank=True)
+    # A question file's difficulty for every case, when its rows carry none (split files).
+    difficulty = models.CharField(max_length=10, blank=True)
     filename = models.CharField(max_length=200, blank=True)
     # The stored upload, relative to IMPORT_ROOT; emptied once the job has finished.
     upload = models.CharField(max_length=100, blank=True)

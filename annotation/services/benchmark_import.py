@@ -66,8 +66,9 @@ class _PendingVersion:
 
 
 class _BenchmarkImporter:
-    def __init__(self, *, benchmark: Benchmark, user) -> None:
+    def __init__(self, *, benchmark: Benchmark, user, difficulty: str | None) -> None:
         self.benchmark = benchmark
+        self.difficulty = difficulty
         self.user = user
         self.summary = BenchmarkImportSummary()
         self.issues = IssueCollector()
@@ -104,7 +105,7 @@ class _BenchmarkImporter:
                     "per system with import_responses, not with the benchmark"
                 )
             try:
-                row = parse_question(item.value)
+                row = parse_question(item.value, self.difficulty)
             except RowInvalid as exc:
                 self.issues.add(item.number, exc.message, exc.field)
                 continue
@@ -273,9 +274,15 @@ def _keys_of_parents(parent_ids: list[int]) -> dict[tuple[int, str], uuid.UUID]:
 
 
 def benchmark_import(
-    *, chunks: Iterable[bytes], benchmark_slug: str, user=None, benchmark_name: str = ""
+    *,
+    chunks: Iterable[bytes],
+    benchmark_slug: str,
+    user=None,
+    benchmark_name: str = "",
+    difficulty: str | None = None,
 ) -> BenchmarkImportSummary:
-    """Read a question file into the benchmark (created if new).
+    """Read a question file into the benchmark (created if new). `difficulty`, if given, is
+    that of every case in the file (rows may leave theirs out).
 
     Raises ImportRejected, with every problem located by line and field, and leaves the
     database exactly as it was when the file has any error.
@@ -284,7 +291,9 @@ def benchmark_import(
         benchmark, _ = Benchmark.objects.get_or_create(
             slug=benchmark_slug, defaults={"name": benchmark_name or benchmark_slug}
         )
-        summary = _BenchmarkImporter(benchmark=benchmark, user=user).run(chunks)
+        summary = _BenchmarkImporter(benchmark=benchmark, user=user, difficulty=difficulty).run(
+            chunks
+        )
         if summary.rubric_versions_created:
             audit_record(
                 actor=user,

@@ -74,6 +74,7 @@ def import_job_create(
     benchmark_name: str = "",
     system_name: str = "",
     system_kind: str = "",
+    difficulty: str | None = None,
     user=None,
 ) -> ImportJob:
     """Store the upload and queue its import once the transaction commits.
@@ -104,6 +105,7 @@ def import_job_create(
                 benchmark_name=benchmark_name,
                 system_name=system_name,
                 system_kind=system_kind,
+                difficulty=difficulty or "",
                 filename=_printable(filename)[:200],
                 upload=name,
                 size=size,
@@ -231,6 +233,7 @@ def _run_import(job: ImportJob, lines: _CountingLines):
             chunks=lines,
             benchmark_slug=job.benchmark_slug,
             benchmark_name=job.benchmark_name,
+            difficulty=job.difficulty or None,
             user=job.requested_by,
         )
     return responses_import(

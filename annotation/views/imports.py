@@ -81,12 +81,14 @@ def import_benchmark_upload(request: HttpRequest) -> HttpResponse:
             filename=upload.name,
             benchmark_slug=form.cleaned_data["benchmark"],
             benchmark_name=form.cleaned_data["name"],
+            difficulty=form.cleaned_data["difficulty"] or None,
         )
     try:
         summary = benchmark_import(
             chunks=upload,
             benchmark_slug=form.cleaned_data["benchmark"],
             benchmark_name=form.cleaned_data["name"],
+            difficulty=form.cleaned_data["difficulty"] or None,
             user=request.user,
         )
     except ImportRejected as exc:

@@ -1,5 +1,6 @@
 from django.core.management.base import BaseCommand
 
+from annotation.importing.questions import DIFFICULTIES
 from annotation.management.commands._importing import run_import
 from annotation.services.benchmark_import import benchmark_import
 
@@ -11,15 +12,23 @@ class Command(BaseCommand):
         parser.add_argument("path")
         parser.add_argument("--benchmark", required=True, help="benchmark slug (created if new)")
         parser.add_argument("--name", default="", help="display name for a new benchmark")
+        parser.add_argument(
+            "--difficulty",
+            choices=DIFFICULTIES,
+            help="the difficulty of every case in the file, for files without a difficulty "
+            "field (HeartBench's question_normal.jsonl and question_hard.jsonl)",
+        )
         parser.add_argument("--json", action="store_true", help="print one JSON summary")
 
-    def handle(self, *args, path: str, benchmark: str, name: str, json: bool, **options) -> None:
+    def handle(
+        self, *args, path: str, benchmark: str, name: str, difficulty, json: bool, **options
+    ) -> None:
         summary = run_import(
             self,
             path,
             json,
             lambda chunks: benchmark_import(
-                chunks=chunks, benchmark_slug=benchmark, benchmark_name=name
+                chunks=chunks, benchmark_slug=benchmark, benchmark_name=name, difficulty=difficulty
             ),
         )
         if not json:

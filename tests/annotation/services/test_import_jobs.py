@@ -272,3 +272,19 @@ def test_a_job_queued_long_ago_is_queued_again(
     assert import_jobs_revive() == []
     ImportJob.objects.filter(pk=job.pk).update(created=timezone.now() - timedelta(hours=1))
     assert import_jobs_revive() == [job.pk]
+
+
+def test_a_large_split_file_keeps_its_difficulty_in_the_background(
+    root, coordinator, django_capture_on_commit_callbacks
+):
+    rows = [question(f"h{i:03d}") for i in range(12)]
+    for row in rows:
+        del row["difficulty"]  # as in HeartBench's question_hard.jsonl
+    data = jsonl_bytes(rows)
+    assert len(data) > THRESHOLD
+    client = client_for(coordinator)
+    response = post_page(client, django_capture_on_commit_callbacks, data, difficulty="hard")
+    assert response.status_code == 202
+    job = ImportJob.objects.get()
+    assert job.status == ImportJob.Status.DONE, job.errors
+    assert set(Case.objects.values_list("difficulty", flat=True)) == {"hard"}
