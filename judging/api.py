@@ -202,6 +202,11 @@ class RunInput(serializers.Serializer):
         queryset=ReviewRound.objects.all(), required=False, allow_null=True, default=None
     )
     fresh_calls = serializers.BooleanField(default=False)
+    failed_generations = serializers.BooleanField(
+        default=False,
+        help_text="Also judge responses that are empty or begin with 'Error' (left out by "
+        "default, as HeartBench's scorer skips them).",
+    )
 
 
 class PromptList(generics.ListAPIView):
@@ -286,6 +291,7 @@ class RunCollection(APIView):
                 round_=data.validated_data["round"],
                 user=request.user,
                 fresh_calls=data.validated_data["fresh_calls"],
+                failed_generations=data.validated_data["failed_generations"],
                 dispatch=dispatch_and_watch,
             )
         except RunNotStartable as exc:

@@ -119,3 +119,7 @@ class JudgeRunForm(forms.Form):
     fresh_calls = forms.BooleanField(
         label=_("Make fresh calls (do not reuse answers to identical requests)"), required=False
     )
+    failed_generations = forms.BooleanField(
+        label=_('Also judge failed generations (empty responses, or beginning with "Error")'),
+        required=False,
+    )

@@ -128,6 +128,10 @@ class ResponsesImportOutput(serializers.Serializer):
     responses_created = serializers.IntegerField()
     unchanged = serializers.IntegerField()
     system_created = serializers.BooleanField()
+    failed_generations = serializers.IntegerField(
+        help_text="Responses that are empty or begin with 'Error' (failed generations): kept, "
+        "and left out of judge runs and review rounds unless asked for."
+    )
     warnings = serializers.ListField(child=serializers.CharField())
 
 

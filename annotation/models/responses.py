@@ -34,6 +34,9 @@ class Response(models.Model):
     case = models.ForeignKey(Case, on_delete=models.CASCADE, related_name="responses")
     text = models.TextField(_("text"))
     source = models.CharField(_("source"), max_length=12, choices=Source.choices)
+    # Empty, or the generation script's "Error..." text (see annotation.generation_failures):
+    # kept, and left out of judge runs and review rounds unless asked for.
+    failed_generation = models.BooleanField(_("failed generation"), default=False)
     created = models.DateTimeField(_("created"), auto_now_add=True)
 
     class Meta:

@@ -6,6 +6,7 @@ from dataclasses import asdict, dataclass, field
 from django.db import transaction
 from django.utils.translation import gettext_noop
 
+from annotation.generation_failures import FAILED_GENERATION_PREFIX, is_failed_generation
 from annotation.importing.answers import AnswerRow, parse_answer
 from annotation.importing.issues import (
     ImportIssue,
@@ -27,6 +28,8 @@ class ResponsesImportSummary:
     responses_created: int = 0
     unchanged: int = 0
     system_created: bool = False
+    # Empty, or beginning with "Error" (annotation.generation_failures), new or stored.
+    failed_generations: int = 0
     warnings: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict:
@@ -114,6 +117,8 @@ def responses_import(
                 )
                 continue
             summary.responses += 1
+            failed = is_failed_generation(row.response)
+            summary.failed_generations += failed
             if not row.response.strip():
                 summary.warnings.append(f"line {line}: the response is empty")
             if case_id in existing:
@@ -141,6 +146,7 @@ def responses_import(
                     case_id=case_id,
                     text=row.response,
                     source=Response.Source.IMPORT,
+                    failed_generation=failed,
                 )
             )
             if len(pending) >= BATCH_SIZE:
@@ -152,4 +158,10 @@ def responses_import(
             raise ImportRejected([_whole_file(gettext_noop("the file contains no responses"))])
         Response.objects.bulk_create(pending)
         summary.responses_created += len(pending)
+    if summary.failed_generations:
+        summary.warnings.append(
+            f"{summary.failed_generations} responses are empty or begin with "
+            f"{FAILED_GENERATION_PREFIX!r} (failed generations): they are kept, and left out "
+            "of judge runs and review rounds unless asked for"
+        )
     return summary

@@ -25,7 +25,11 @@ class RoundInvalid(Exception):
 
 def _units(round_: ReviewRound):
     rows = (
-        Response.objects.filter(case__benchmark=round_.benchmark, system__in=round_.systems.all())
+        Response.objects.filter(
+            case__benchmark=round_.benchmark,
+            system__in=round_.systems.all(),
+            failed_generation=False,
+        )
         .annotate(version_id=latest_version_id_subquery("case"))
         .values_list("pk", "case__difficulty", "case__scenario__primary", "system_id", "version_id")
     )

@@ -17,6 +17,7 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
+from annotation.generation_failures import is_failed_generation
 from annotation.models import Criterion, Response
 from judging.llm_client import CallFailed, CallResult
 from judging.models import JudgeAttempt, JudgeRun, JudgeTask, Verdict
@@ -217,7 +218,11 @@ def generation_succeeded(rows: list, *, task: JudgeTask, text: str, result: Call
         response, _ = Response.objects.get_or_create(
             system_id=task.system_id,
             case_id=task.case_id,
-            defaults={"text": text, "source": Response.Source.GENERATION},
+            defaults={
+                "text": text,
+                "source": Response.Source.GENERATION,
+                "failed_generation": is_failed_generation(text),
+            },
         )
         ended = task_still_ours(task).update(
             status=JudgeTask.Status.DONE,

@@ -111,13 +111,17 @@ def _round_tasks(round_: ReviewRound, systems: Sequence[System]) -> list[tuple]:
     )
 
 
-def _current_tasks(benchmark: Benchmark, systems: Sequence[System]) -> list[tuple]:
+def _current_tasks(
+    benchmark: Benchmark, systems: Sequence[System], failed_generations: bool
+) -> list[tuple]:
     """(response, case, system, rubric version) of every response of the systems, judged
-    against its case's current rubric version."""
+    against its case's current rubric version; failed generations only if asked for."""
+    responses = Response.objects.filter(case__benchmark=benchmark, system__in=systems)
+    if not failed_generations:
+        responses = responses.filter(failed_generation=False)
     return [
         row
-        for row in Response.objects.filter(case__benchmark=benchmark, system__in=systems)
-        .annotate(version_id=latest_version_id_subquery("case"))
+        for row in responses.annotate(version_id=latest_version_id_subquery("case"))
         .order_by("case__position", "system__name")
         .values_list("pk", "case_id", "system_id", "version_id")
         if row[3] is not None
@@ -133,13 +137,16 @@ def judge_run_start(
     round_: ReviewRound | None = None,
     user=None,
     fresh_calls: bool = False,
+    failed_generations: bool = False,
     dispatch: Callable[[JudgeRun], None] | None = None,
 ) -> JudgeRun:
     """Create the run of `version` (by default the configuration's current one) and one
     task per response, then hand it to `dispatch` once committed. Without a round, every
     response of the systems is judged against its case's current rubric version; for a
     round, exactly its items (of those systems, or all), against the rubric versions it
-    froze, so the run is evidence for that round whatever was edited since.
+    froze, so the run is evidence for that round whatever was edited since. Failed
+    generations (empty, or the generation script's "Error..." text) are left out unless
+    `failed_generations`, as HeartBench's scorer skips them.
 
     Raises RunNotStartable, writing nothing, when there is nothing to judge, the key's
     variable is not set or not allowed, the endpoint is refused or (WorkersUnreachable)
@@ -155,7 +162,9 @@ def judge_run_start(
     _endpoint_usable(version)
     _workers_reachable(dispatch)
     responses = (
-        _round_tasks(round_, systems) if round_ is not None else _current_tasks(benchmark, systems)
+        _round_tasks(round_, systems)
+        if round_ is not None
+        else _current_tasks(benchmark, systems, failed_generations)
     )
     if not responses:
         raise RunNotStartable(_("These systems have no responses to cases with a rubric."))

@@ -46,6 +46,7 @@ def run_new(request: HttpRequest) -> HttpResponse:
                 round_=form.cleaned_data["round"],
                 user=request.user,
                 fresh_calls=form.cleaned_data["fresh_calls"],
+                failed_generations=form.cleaned_data["failed_generations"],
                 dispatch=dispatch_and_watch,
             )
         except RunNotStartable as exc:

@@ -31,6 +31,12 @@ class Command(BaseCommand):
             "--plain-json", action="store_true", help="no structured output (json_schema)"
         )
         parser.add_argument("--fresh", action="store_true", help="do not reuse cached answers")
+        parser.add_argument(
+            "--include-failed-generations",
+            action="store_true",
+            help="also judge responses that are empty or begin with 'Error' (left out by "
+            "default, as HeartBench's scorer skips them)",
+        )
 
     def handle(self, *args, **opts) -> None:
         benchmark = benchmark_from(opts)
@@ -57,6 +63,7 @@ class Command(BaseCommand):
                 version=version,
                 round_=round_,
                 fresh_calls=opts["fresh"],
+                failed_generations=opts["include_failed_generations"],
                 dispatch=workers_dispatch(opts),
             )
         except RunNotStartable as exc:

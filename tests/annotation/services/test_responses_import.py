@@ -36,6 +36,7 @@ def test_minimal_and_full_rows_are_read(benchmark):
         "responses_created": 2,
         "unchanged": 0,
         "system_created": True,
+        "failed_generations": 0,
         "warnings": [],
     }
     system = System.objects.get(name="Model X")
@@ -103,4 +104,5 @@ def test_an_unknown_benchmark_is_named(db):
 
 def test_an_empty_answer_is_kept_with_a_warning(benchmark):
     summary = run([{"question_id": "c1", "response": "  "}])
-    assert summary.warnings == ["line 1: the response is empty"]
+    assert summary.warnings[0] == "line 1: the response is empty"
+    assert summary.failed_generations == 1 and "left out of judge runs" in summary.warnings[1]
