@@ -9,7 +9,7 @@ from annotation.models import ReviewRound
 from judging.models import JudgeRun
 from judging.scoring import Profile
 from leaderboard.exports import headers
-from leaderboard.exports.tables import case_score_rows, verdict_rows, votes_rows
+from leaderboard.exports.tables import case_score_rows, run_abilities, verdict_rows, votes_rows
 from leaderboard.exports.tidy import tidy_csv_lines, tidy_rows
 from leaderboard.exports.values import csv_row, spreadsheet_cells
 
@@ -18,6 +18,9 @@ from leaderboard.exports.values import csv_row, spreadsheet_cells
 # analysis code.
 CSV_SAFE, CSV_RAW, JSONL = "csv", "csv-raw", "jsonl"
 FORMATS = (CSV_SAFE, CSV_RAW, JSONL)
+# Not a format of the file but the record of what produced it (exports.provenance), served
+# beside any of them as "<file name>.provenance.json".
+PROVENANCE = "provenance"
 
 
 def is_csv(fmt: str) -> bool:
@@ -65,28 +68,33 @@ def jsonl_lines(header: Iterable[str], rows: Iterable[list]) -> Iterator[bytes]:
         yield line.encode("utf-8")
 
 
-def export_rows(
+def export_header_and_rows(
     *, kind: str, round_: ReviewRound | None, run: JudgeRun | None, profile: Profile
-) -> Iterator[list]:
+) -> tuple[tuple[str, ...], Iterator[list]]:
+    """The file's column names and its rows. The scores file has one column per ability of
+    the run, after the fixed ones."""
+    header = KINDS[kind].header
     if kind == "tidy":
-        return tidy_rows(round_=round_, run=run)
+        return header, tidy_rows(round_=round_, run=run)
     if kind == "votes":
-        return votes_rows(round_=round_)
+        return header, votes_rows(round_=round_)
     if kind == "verdicts":
-        return verdict_rows(run=run)
-    return case_score_rows(run=run, profile=profile)
+        return header, verdict_rows(run=run)
+    abilities = run_abilities(run)
+    columns = tuple(headers.ABILITY_COLUMN.format(label) for label in abilities)
+    return header + columns, case_score_rows(run=run, profile=profile, abilities=abilities)
 
 
 def export_lines(
     *, kind: str, fmt: str, round_: ReviewRound | None, run: JudgeRun | None, profile: Profile
 ) -> Iterator[bytes]:
     """The file's bytes, line by line (a CSV file starts with its header line)."""
-    header = KINDS[kind].header
     safe = fmt == CSV_SAFE
     if kind == "tidy" and is_csv(fmt):
         # The largest file by far has a writer of its own, the same bytes as `csv_lines`.
+        header = KINDS[kind].header
         return _with_header(header, tidy_csv_lines(round_=round_, run=run, safe=safe))
-    rows = export_rows(kind=kind, round_=round_, run=run, profile=profile)
+    header, rows = export_header_and_rows(kind=kind, round_=round_, run=run, profile=profile)
     return jsonl_lines(header, rows) if fmt == JSONL else csv_lines(header, rows, safe=safe)
 
 
@@ -102,4 +110,6 @@ def export_filename(
         parts.append(profile)
     if fmt == CSV_RAW:
         parts.append("raw")
+    if fmt == PROVENANCE:
+        return "-".join(parts) + ".provenance.json"
     return "-".join(parts) + (".csv" if is_csv(fmt) else f".{fmt}")

@@ -52,6 +52,7 @@ VERDICTS_HEADER = (
     "benchmark",
     "judge_run",
     "question_id",
+    "difficulty",
     "system",
     "rubric_version",
     "task_status",
@@ -63,6 +64,9 @@ VERDICTS_HEADER = (
     "criterion_position",
     "criterion_key",
     "ability",
+    "category",
+    "weight",
+    "is_catastrophic",
     "hit",
     "reasoning",
 )
@@ -80,8 +84,10 @@ SCORES_HEADER = (
     "status",
     "case_score",
     "catastrophe",
-    "abilities",
     "undefined_reason",
 )
+# ...then one column per ability of the run, "ability:<label>": S_d, the case's score on
+# that ability (empty where the case has no criterion of it, or no score).
+ABILITY_COLUMN = "ability:{}"
 
 # What the tidy file calls a judge task's state: anything not done or failed (no task,

@@ -1,12 +1,11 @@
 """The raw tables: every vote, every verdict, every case score, one streamed query each."""
 
-import json
 from collections.abc import Iterator
 
-from annotation.models import Assignment, ReviewRound, Vote
+from annotation.models import Ability, Assignment, Criterion, ReviewRound, Vote
 from judging.models import JudgeRun, JudgeTask
 from judging.scoring import CaseVerdicts, Profile, ScoredCriterion, score_case
-from leaderboard.exports.values import CHUNK_SIZE, flag, rater_name, text, when
+from leaderboard.exports.values import CHUNK_SIZE, flag, rater_name, when
 from leaderboard.selectors.agreement import rater_pseudonyms
 
 
@@ -85,6 +84,7 @@ def verdict_rows(*, run: JudgeRun) -> Iterator[list]:
         .order_by("pk", "verdicts__criterion__position", "verdicts__pk")
         .values_list(
             "case__external_id",
+            "case__difficulty",
             "system__name",
             "rubric_version__number",
             "status",
@@ -96,6 +96,9 @@ def verdict_rows(*, run: JudgeRun) -> Iterator[list]:
             "verdicts__criterion__position",
             "verdicts__criterion__key",
             "verdicts__criterion__ability__label",
+            "verdicts__criterion__ability__category__name_en",
+            "verdicts__criterion__weight",
+            "verdicts__criterion__is_catastrophic",
             "verdicts__hit",
             "verdicts__reasoning",
         )
@@ -103,6 +106,7 @@ def verdict_rows(*, run: JudgeRun) -> Iterator[list]:
     )
     for (
         question_id,
+        difficulty,
         system,
         version,
         status,
@@ -114,34 +118,59 @@ def verdict_rows(*, run: JudgeRun) -> Iterator[list]:
         position,
         key,
         ability,
+        category,
+        weight,
+        catastrophic,
         hit,
         reasoning,
     ) in rows:
+        # Missing values are None (empty in CSV, null in JSON Lines), never a guessed 0.
         yield [
             benchmark,
             run.pk,
             question_id,
+            difficulty,
             system,
-            text(version),
+            version,
             status,
             attempts,
             prompt_tokens,
             completion_tokens,
             task_reasoning,
             last_error,
-            text(position),
-            text(key),
-            text(ability),
+            position,
+            None if key is None else str(key),
+            ability,
+            category,
+            weight,
+            flag(catastrophic),
             flag(hit),
-            text(reasoning),
+            reasoning,
         ]
 
 
-def case_score_rows(*, run: JudgeRun, profile: Profile | str) -> Iterator[list]:
-    """One row per task of the run: a done task's case score and S_d per ability (JSON
-    text, in rubric order) under `profile`; any other task (failed, pending, cancelled) with
-    its status and an empty score, never 0. One streamed query, grouped task by task."""
+def run_abilities(run: JudgeRun) -> list[str]:
+    """The labels of the abilities the run's rubric versions assess, in taxonomy order."""
+    used = (
+        Criterion.objects.filter(
+            rubric_version_id__in=JudgeTask.objects.filter(run=run).values("rubric_version_id")
+        )
+        .values_list("ability_id", flat=True)
+        .distinct()
+    )
+    return list(Ability.objects.filter(pk__in=used).values_list("label", flat=True))
+
+
+def case_score_rows(
+    *, run: JudgeRun, profile: Profile | str, abilities: list[str] | None = None
+) -> Iterator[list]:
+    """One row per task of the run: a done task's case score, then S_d for each of
+    `abilities` (by default `run_abilities`; None where the case has no such criterion or no
+    score) under `profile`; any other task (failed, pending, cancelled) with its status and
+    empty scores, never 0. One streamed query, grouped task by task."""
     profile = Profile(profile)
+    if abilities is None:
+        abilities = run_abilities(run)
     benchmark = run.benchmark.slug
     rows = (
         JudgeTask.objects.filter(run=run)
@@ -167,9 +196,9 @@ def case_score_rows(*, run: JudgeRun, profile: Profile | str) -> Iterator[list]:
     def finish(head: tuple, criteria: list[ScoredCriterion]) -> list:
         system, kind, question_id, difficulty, primary, secondary, status = head
         prefix = [benchmark, run.pk, profile.value, system, kind, question_id, difficulty]
-        prefix += [text(primary), text(secondary), status]
+        prefix += [primary, secondary, status]
         if status != JudgeTask.Status.DONE:
-            return [*prefix, "", "", "", ""]
+            return [*prefix, None, None, None, *(None for _label in abilities)]
         scores = score_case(
             CaseVerdicts(
                 case_id=question_id,
@@ -180,14 +209,14 @@ def case_score_rows(*, run: JudgeRun, profile: Profile | str) -> Iterator[list]:
             profile,
         )
         # Full precision: a file for analysis is never rounded.
-        abilities = dict(scores.abilities)
+        by_ability = dict(scores.abilities)
         score = scores.score
         return [
             *prefix,
-            "" if score.value is None else score.value,
+            score.value,
             int(scores.catastrophe),
-            json.dumps(abilities, ensure_ascii=False),
-            score.reason or "",
+            score.reason or None,
+            *(by_ability.get(label) for label in abilities),
         ]
 
     current: int | None = None

@@ -19,7 +19,6 @@ from leaderboard.exports.values import (
     rater_name,
     spreadsheet_cells,
     spreadsheet_text,
-    text,
 )
 from leaderboard.selectors.agreement import rater_pseudonyms
 
@@ -114,7 +113,8 @@ def _criteria_cells(
         )
     ):
         key = _uuid_text(key)
-        cells = (position, key, ability, text(category), text(weight), int(catastrophic))
+        # Missing values stay None: empty in CSV, null in JSON Lines.
+        cells = (position, key, ability, category, weight, int(catastrophic))
         criteria[version].append((pk, join(cells)))
     known.update(criteria)
     for version in missing - criteria.keys():
@@ -237,8 +237,8 @@ def _units(
                     run.pk,
                     question_id,
                     difficulty,
-                    text(primary),
-                    text(secondary),
+                    primary,
+                    secondary,
                     system,
                     system_kind,
                     code,
@@ -260,9 +260,9 @@ def _units(
                 tail = (
                     consensus_cell(hits, len(unit_votes)),
                     len(unit_votes),
-                    int(judged[2]) if judged else "",
+                    int(judged[2]) if judged else None,
                     judge_status,
-                    judged[3] if judged else "",
+                    judged[3] if judged else None,
                 )
                 yield head, cells, unit_votes, tail
 
@@ -283,7 +283,7 @@ def tidy_rows(*, round_: ReviewRound, run: JudgeRun) -> Iterator[list]:
         round_=round_, run=run, names=names, join=_same, cell=_same
     ):
         if not unit_votes:
-            yield [*head, *cells, "", "", "", "", *tail]
+            yield [*head, *cells, None, None, None, None, *tail]
         for _item, _criterion, expert, hit, note, seconds in unit_votes:
             yield [*head, *cells, names[expert], int(hit), note, seconds, *tail]
 
@@ -331,6 +331,7 @@ def tidy_csv_lines(*, round_: ReviewRound, run: JudgeRun, safe: bool = False) ->
         consensus, votes, judge_hit, judge_status, reasoning = tail
         # Numbers, "" and fixed words (never quoted) but for the judge's free text.
         reasoning = csv_cell(free_text(reasoning)) if reasoning else ""
+        judge_hit = "" if judge_hit is None else judge_hit
         back = f",{consensus},{votes},{judge_hit},{judge_status},{reasoning}\n".encode()
         if not unit_votes:
             yield b"".join((front, b",,,", back))

@@ -7,9 +7,9 @@ from collections.abc import Iterable
 CHUNK_SIZE = 500
 
 
-def flag(value: bool | None) -> int | str:
-    """1/0 for a boolean, "" for no value: never a guessed 0."""
-    return "" if value is None else int(value)
+def flag(value: bool | None) -> int | None:
+    """1/0 for a boolean, None for no value (empty in CSV, null in JSON): never a guessed 0."""
+    return None if value is None else int(value)
 
 
 def text(value) -> str:

@@ -9,6 +9,7 @@ from django.http import (
     Http404,
     HttpRequest,
     HttpResponse,
+    JsonResponse,
     StreamingHttpResponse,
 )
 from django.shortcuts import get_object_or_404, redirect, render
@@ -28,9 +29,11 @@ from leaderboard.exports.files import (
     FORMATS,
     JSONL,
     KINDS,
+    PROVENANCE,
     export_filename,
     export_lines,
 )
+from leaderboard.exports.provenance import export_provenance
 from leaderboard.models import ExportJob
 from leaderboard.services.export_jobs import (
     ExportRequestInvalid,
@@ -114,7 +117,7 @@ def _bad_request(message: str) -> HttpResponse:
 
 @permission_needed(EXPORT)
 def export_download(request: HttpRequest, slug: str, kind: str, fmt: str) -> HttpResponse:
-    if kind not in KINDS or fmt not in FORMATS:
+    if kind not in KINDS or (fmt not in FORMATS and fmt != PROVENANCE):
         raise Http404
     benchmark = benchmark_get(slug=slug)
     spec = KINDS[kind]
@@ -133,7 +136,6 @@ def export_download(request: HttpRequest, slug: str, kind: str, fmt: str) -> Htt
         profile = Profile(request.GET.get("profile", Profile.HEARTBENCH.value))
     except ValueError:
         return _bad_request(_("unknown profile"))
-    lines = export_lines(kind=kind, fmt=fmt, round_=round_, run=run, profile=profile)
     filename = export_filename(
         slug=benchmark.slug,
         kind=kind,
@@ -142,6 +144,12 @@ def export_download(request: HttpRequest, slug: str, kind: str, fmt: str) -> Htt
         run_id=run.pk if run else None,
         profile=profile.value,
     )
+    if fmt == PROVENANCE:
+        record = export_provenance(kind=kind, round_=round_, run=run, profile=profile)
+        response = JsonResponse(record, json_dumps_params={"ensure_ascii": False, "indent": 2})
+        response["Content-Disposition"] = f'attachment; filename="{filename}"'
+        return response
+    lines = export_lines(kind=kind, fmt=fmt, round_=round_, run=run, profile=profile)
     response = StreamingHttpResponse(lines, content_type=CONTENT_TYPES[fmt])
     response["Content-Disposition"] = f'attachment; filename="{filename}"'
     return response

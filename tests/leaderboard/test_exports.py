@@ -139,16 +139,18 @@ def test_failed_judge_tasks_are_marked_failed_never_a_number(data):  # noqa: F81
     tidy = [dict(zip(TIDY_HEADER, row, strict=True)) for row in tidy_rows(round_=round_, run=run)]
     failed = [r for r in tidy if r["question_id"] == "c2"]
     assert len(failed) == 12
-    assert all(r["judge_status"] == "failed" and r["judge_hit"] == "" for r in failed)
-    assert all(r["judge_reasoning"] == "" for r in failed)
+    assert all(r["judge_status"] == "failed" and r["judge_hit"] is None for r in failed)
+    assert all(r["judge_reasoning"] is None for r in failed)
+    header = (*SCORES_HEADER, "ability:情绪感知")
     scores = [
-        dict(zip(SCORES_HEADER, row, strict=True))
-        for row in case_score_rows(run=run, profile="heartbench")
+        dict(zip(header, row, strict=False))
+        for row in case_score_rows(run=run, profile="heartbench", abilities=["情绪感知"])
     ]
     by_case = {r["question_id"]: r for r in scores}
-    assert by_case["c2"]["status"] == "failed" and by_case["c2"]["case_score"] == ""
+    assert by_case["c2"]["status"] == "failed" and by_case["c2"]["case_score"] is None
+    assert by_case["c2"]["ability:情绪感知"] is None
     assert isinstance(by_case["c1"]["case_score"], float)
-    assert json.loads(by_case["c1"]["abilities"])
+    assert isinstance(by_case["c1"]["ability:情绪感知"], float)
     verdicts = [dict(zip(VERDICTS_HEADER, r, strict=True)) for r in verdict_rows(run=run)]
     assert {r["task_status"] for r in verdicts if r["question_id"] == "c2"} == {"failed"}
 
@@ -159,7 +161,7 @@ def test_a_response_without_votes_appears_once_per_criterion(data):  # noqa: F81
     rows = [dict(zip(TIDY_HEADER, r, strict=True)) for r in tidy_rows(round_=round_, run=run)]
     empty = [r for r in rows if r["question_id"] == "c2"]
     assert len(empty) == 4 and len(rows) == 4 * 3 + 4
-    assert all(r["rater"] == "" and r["consensus"] == "none" for r in empty)
+    assert all(r["rater"] is None and r["consensus"] == "none" for r in empty)
     assert all(r["consensus_votes"] == 0 and r["judge_status"] == "done" for r in empty)
 
 

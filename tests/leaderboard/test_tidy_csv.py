@@ -153,7 +153,7 @@ def test_the_tidy_csv_is_the_general_writers_to_the_byte_and_reads_back(data, mo
     assert len(chunks) == len(rows) + 1
     named = [dict(zip(TIDY_HEADER, row, strict=True)) for row in rows]
     assert {"a,b", "line\nbreak"} <= {row["rater_note"] for row in named}
-    assert any("\r" in row["rater_note"] + row["judge_reasoning"] for row in named)
+    assert any("\r" in (row["rater_note"] or "") + (row["judge_reasoning"] or "") for row in named)
     assert b'"a,b"' in expected and b'"say ""hi"""' in expected
     read = _read(expected.decode())
     assert read[0] == list(TIDY_HEADER) and len(read) == len(rows) + 1
@@ -164,7 +164,7 @@ def test_the_tidy_csv_is_the_general_writers_to_the_byte_and_reads_back(data, mo
     assert "carriage\rreturn" in {row["rater_note"] for row in named} | {
         row["judge_reasoning"] for row in named
     }
-    assert any(row["rater"] == "" for row in named)
+    assert any(row["rater"] is None for row in named)
     assert {row["judge_status"] for row in named} == {"done", "failed"}
     assert Criterion.objects.filter(weight__isnull=True).exists()
 
@@ -182,7 +182,7 @@ def test_a_run_without_tasks_for_the_round_leaves_every_judge_cell_missing(data)
     rows = [dict(zip(TIDY_HEADER, r, strict=True)) for r in tidy_rows(round_=round_, run=other)]
     assert len(rows) == 2 * 4 * 3
     assert {(r["judge_status"], r["judge_hit"], r["judge_reasoning"]) for r in rows} == {
-        ("missing", "", "")
+        ("missing", None, None)
     }
     assert b"".join(_file(round_, other)) == b"".join(
         csv_lines(TIDY_HEADER, tidy_rows(round_=round_, run=other))
