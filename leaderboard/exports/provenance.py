@@ -6,23 +6,11 @@ full text), the round and its seed, the rubric version of every case in the file
 scoring profile and Concord's version. It holds no key: a configuration's key variable is
 not a judge setting, and keys never leave the environment."""
 
-from collections import defaultdict
-
 from annotation.models import ReviewItem, ReviewRound
 from config.version import CONCORD_VERSION
 from judging.models import JudgeRun, JudgeTask
 from judging.scoring import Profile
-
-
-def _rubric_versions(pairs) -> dict[str, int | list[int]]:
-    numbers: dict[str, set[int]] = defaultdict(set)
-    for question_id, number in pairs:
-        if number is not None:
-            numbers[question_id].add(number)
-    return {
-        question_id: found.pop() if len(found) == 1 else sorted(found)
-        for question_id, found in sorted(numbers.items())
-    }
+from leaderboard.provenance import rubric_versions_of
 
 
 def _run_record(run: JudgeRun) -> dict:
@@ -76,5 +64,5 @@ def export_provenance(
         record["judge_run"] = _run_record(run)
     if kind == "scores":
         record["profile"] = profile.value
-    record["rubric_versions"] = _rubric_versions(pairs)
+    record["rubric_versions"] = rubric_versions_of(pairs)
     return record

@@ -148,9 +148,15 @@ def board_runs(*, benchmark: Benchmark, judge: str = "", runs: Sequence[int] = (
 
 
 def judge_version_header(version: JudgeVersion) -> dict:
-    """How machine-readable outputs name a judge version."""
+    """How machine-readable outputs name a judge version: its settings, with the prompt by
+    name and version (the fingerprint covers its full text, which the judge version's
+    record and the exports' provenance files carry)."""
+    settings = version.settings()
+    prompt = settings.pop("prompt")
+    settings["prompt"] = None if prompt is None else f"{prompt['name']} v{prompt['version']}"
     return {
         "config": version.config.name,
         "number": version.number,
         "fingerprint": version.fingerprint,
+        "settings": settings,
     }

@@ -22,6 +22,7 @@ from config.version import CONCORD_VERSION
 from judging.models import JudgeConfig, JudgeRun, JudgeTask, JudgeVersion
 from leaderboard.agreement import GateRule, Unit, agreement_report
 from leaderboard.models import GatePolicy
+from leaderboard.provenance import rubric_versions_of
 from leaderboard.selectors.agreement import agreement_units, round_tasks
 from leaderboard.selectors.boards import BoardNotFound, board_runs, judge_version_header
 from leaderboard.stats import DEFAULT_RESAMPLES
@@ -231,6 +232,12 @@ def evidence_header(evidence: Evidence) -> dict:
         "judge_run": evidence.run.pk,
         "judge_runs": sorted(run.pk for run in evidence.runs),
         "judge_version": judge_version_header(version) if version else None,
+        "round_seed": evidence.round.seed,
+        "rubric_versions": rubric_versions_of(
+            ReviewItem.objects.filter(round=evidence.round).values_list(
+                "response__case__external_id", "rubric_version__number"
+            )
+        ),
         "coverage": {
             "items": evidence.items,
             "judged": evidence.covered,

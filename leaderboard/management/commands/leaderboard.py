@@ -7,7 +7,8 @@ from annotation.models import Benchmark
 from config.version import CONCORD_VERSION
 from judging.models import JudgeRun
 from judging.scoring import Profile
-from leaderboard.selectors.boards import BoardNotFound, board_runs
+from leaderboard.provenance import rubric_versions_of
+from leaderboard.selectors.boards import BoardNotFound, board_runs, judge_version_header
 from leaderboard.selectors.scores import leaderboard_rows
 
 MISSING = "-"
@@ -105,13 +106,10 @@ class Command(BaseCommand):
             payload = {
                 "benchmark": bench.slug,
                 "runs": board.run_ids,
-                "judge_version": None
-                if version is None
-                else {
-                    "config": version.config.name,
-                    "number": version.number,
-                    "fingerprint": version.fingerprint,
-                },
+                "judge_version": None if version is None else judge_version_header(version),
+                "rubric_versions": rubric_versions_of(
+                    board.tasks().values_list("case__external_id", "rubric_version__number")
+                ),
                 "profile": profile,
                 "produced_by": f"Concord {CONCORD_VERSION}",
             }

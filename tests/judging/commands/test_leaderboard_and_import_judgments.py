@@ -270,6 +270,7 @@ def test_leaderboard_json_prints_one_object_for_the_latest_run(bench, capsys):
         "benchmark",
         "runs",
         "judge_version",
+        "rubric_versions",
         "profile",
         "produced_by",
         "systems",
@@ -283,7 +284,9 @@ def test_leaderboard_json_prints_one_object_for_the_latest_run(bench, capsys):
         "config": "sonnet",
         "number": 1,
         "fingerprint": run.judge_version.fingerprint,
+        "settings": {**run.judge_version.settings(), "prompt": None},
     }
+    assert printed["rubric_versions"] == {"c1": 1, "c2": 1, "c3": 2}
     [row] = printed["systems"]
     assert set(row) == {
         "system",
