@@ -282,10 +282,11 @@ def _breakdown(groups: list[str], agreeing: np.ndarray, undefined: dict, name: s
     """Agreement per group: ``groups`` names each judged unit's group, ``agreeing`` says
     whether the judge and the majority agree on it."""
     distinct = set(groups)
-    # An empty value is shown as "-" (and counted with a "-" if there is one).
-    names = sorted({group or "-" for group in distinct})
+    # A missing value (a case without a scene) is the group "", as in the leaderboard's
+    # scenes and the exports; pages name it in the reader's language.
+    names = sorted({group or "" for group in distinct})
     position = {group: i for i, group in enumerate(names)}
-    code = {group: position[group or "-"] for group in distinct}
+    code = {group: position[group or ""] for group in distinct}
     codes = np.fromiter(map(code.__getitem__, groups), dtype=np.int64, count=len(groups))
     units = np.bincount(codes, minlength=len(names)).tolist()
     agreed = np.bincount(codes[agreeing], minlength=len(names)).tolist()

@@ -152,6 +152,8 @@ def group_label(value, key: str) -> str:
     from annotation.models import Case
 
     text = "" if value is None else str(value)
+    if key == "scenario" and not text:
+        return scene_name(text)
     if key == "difficulty" and text in Case.Difficulty.values:
         return str(Case.Difficulty(text).label)
     names = _taxonomy_names().get(key, {}).get(text)
