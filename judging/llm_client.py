@@ -1,6 +1,11 @@
 """Calls to any OpenAI-compatible endpoint through the official SDK, turned into either a
 result or a classified failure. The SDK's own retries are off: retries are ours, counted
-and stored."""
+and stored.
+
+The SDK is imported on first use: importing it takes over half a second, which every
+command, page process and worker would pay at start-up through the URL configuration."""
+
+from __future__ import annotations
 
 import logging
 import os
@@ -8,13 +13,13 @@ import ssl
 import threading
 import time
 from dataclasses import dataclass
-
-import httpx2  # the HTTP client of the pinned openai SDK
-import openai
-from openai.types.chat import ChatCompletion
+from typing import TYPE_CHECKING
 
 from judging.endpoints import EndpointRefused, base_url_check, key_variable_check
 from judging.prompting import JudgeRequest
+
+if TYPE_CHECKING:
+    import openai
 
 # The SDK logs request details at DEBUG; keep it quiet so nothing near a key is logged.
 logging.getLogger("openai").setLevel(logging.WARNING)
@@ -87,6 +92,8 @@ def _shared_tls_context() -> ssl.SSLContext:
         if _tls_context is None:
             # Built as the SDK's default client builds its own (same certificate store,
             # same environment variables honoured).
+            import httpx2  # the HTTP client of the pinned openai SDK
+
             _tls_context = httpx2.create_ssl_context()
         return _tls_context
 
@@ -100,6 +107,8 @@ def client_new(*, base_url: str, api_key_env: str, timeout: float) -> openai.Ope
         key = api_key(api_key_env)
     except (EndpointRefused, MissingApiKey) as exc:
         raise CallFailed("connection", str(exc), retryable=False) from exc
+    import openai
+
     return openai.OpenAI(
         base_url=base_url or None,
         api_key=key,
@@ -138,6 +147,8 @@ def call_chat(
         options["seed"] = seed
     if request.response_format is not None:
         options["response_format"] = request.response_format
+    import openai
+
     started = time.perf_counter()
 
     def elapsed() -> int:
@@ -218,6 +229,8 @@ def _reply_of(completion: object) -> tuple[str | None, int, int] | None:
     """(content, prompt tokens, completion tokens) of a chat completion; None for anything
     that is not one. The SDK builds its objects without validating them, so any field may
     be missing or of another type."""
+    from openai.types.chat import ChatCompletion
+
     if not isinstance(completion, ChatCompletion):
         return None
     choices = getattr(completion, "choices", None)

@@ -1,12 +1,14 @@
 """One attempt at one task: build the request, call the endpoint, check the reply, and
 record the outcome (the writes themselves are in outcomes.py)."""
 
+from __future__ import annotations
+
 import secrets
 import time
 from dataclasses import dataclass, field
 from functools import partial
+from typing import TYPE_CHECKING
 
-import openai
 from django.db import transaction
 
 from annotation.models import Criterion
@@ -27,6 +29,9 @@ from judging.services.outcomes import (
     generation_succeeded,
 )
 from judging.services.writer import Write, Writer, rows_insert
+
+if TYPE_CHECKING:
+    import openai
 
 
 @dataclass

@@ -19,7 +19,6 @@ from judging.models import JudgeTask, Verdict
 from leaderboard.bundles import layout
 from leaderboard.bundles.verify import evaluation_units
 from leaderboard.models import GateEvaluation, LeaderboardSnapshot
-from leaderboard.report_pdf import Identification, agreement_pdf_bytes, system_hit_rates
 from leaderboard.selectors.agreement import rater_pseudonyms, round_tasks
 from leaderboard.selectors.boards import BoardRuns
 
@@ -197,6 +196,9 @@ def _evaluation_files(evaluation: GateEvaluation, prefix: str) -> tuple[dict, se
 
 
 def _pdf(evaluation: GateEvaluation, files: dict, prefix: str, rubrics, taxonomy) -> bytes:
+    # reportlab is imported when a PDF is drawn, not at every process's start-up.
+    from leaderboard.report_pdf import Identification, agreement_pdf_bytes, system_hit_rates
+
     units = evaluation_units(files, prefix, rubrics, taxonomy)
     ident = Identification(
         benchmark=f"{evaluation.benchmark.name} ({evaluation.benchmark.slug})",

@@ -11,8 +11,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.special import logsumexp
-from scipy.stats import binom
 
 from leaderboard.stats.intervals import check_counts
 from leaderboard.stats.result import Stat
@@ -34,6 +32,11 @@ def agreement_log_p(successes: int, n: int, threshold: float = AGREEMENT_GATE) -
     _check(successes, n, threshold)
     if successes <= 0:
         return 0.0
+    # Imported here: scipy.stats takes about a second to import, which every command and
+    # worker would pay at start-up through the URL configuration.
+    from scipy.special import logsumexp
+    from scipy.stats import binom
+
     logs = binom.logpmf(np.arange(int(successes), int(n) + 1), int(n), float(threshold))
     return min(0.0, float(logsumexp(logs)))
 

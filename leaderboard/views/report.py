@@ -4,7 +4,6 @@ from django.http import Http404, HttpRequest, HttpResponse
 
 from accounts.access import permission_needed
 from annotation.selectors.benchmarks import benchmark_get
-from leaderboard.report_pdf import agreement_pdf_of
 from leaderboard.selectors.evidence import EvidenceNotFound, agreement_evidence
 
 EXPORT = "leaderboard.export_data"
@@ -26,6 +25,9 @@ def agreement_pdf(request: HttpRequest, slug: str) -> HttpResponse:
         raise Http404(str(exc)) from exc
     if evidence.report is None:
         raise Http404(evidence.problem)
+    # reportlab is imported when a PDF is drawn, not at every process's start-up.
+    from leaderboard.report_pdf import agreement_pdf_of
+
     response = HttpResponse(agreement_pdf_of(evidence), content_type="application/pdf")
     filename = f"{benchmark.slug}-agreement-round{evidence.round.pk}-run{evidence.run.pk}.pdf"
     response["Content-Disposition"] = f'attachment; filename="{filename}"'
