@@ -274,3 +274,42 @@ def test_the_link_is_not_stored_in_the_session_or_messages(coordinator):
     for session in Session.objects.all():
         assert token not in str(session.get_decoded())
     assert token not in str(AuditEvent.objects.values_list("details", flat=True))
+
+
+def test_pages_with_links_have_no_inline_code(coordinator, expert):
+    from tests.security.test_content_security_policy import assert_policy, inline_code
+
+    coord = client_for(coordinator)
+    invited = coord.post(
+        reverse("people-invite"), {"roles": [EXPERT], "specialities": "", "days": 3}
+    )
+    reset = coord.post(reverse("people-reset-link", args=[expert.pk]))
+    join = Client().get(path_of(LINK.search(invited.content.decode()).group(1)))
+    for response in (invited, reset, join):
+        assert response.status_code == 200
+        assert_policy(response)
+        assert inline_code(response.content.decode()) == []
+    # The copy button's script is a static file; the link field is labelled.
+    page = invited.content.decode()
+    assert "concord/copy.js" in page and '<label for="invite-link">' in page
+    assert "Cache-Control" in invited.headers and "no-store" in invited["Cache-Control"]
+
+
+def test_deactivating_ends_api_token_access(coordinator, expert):
+    from rest_framework.authtoken.models import Token
+
+    token = Token.objects.create(user=expert)
+    api = Client(HTTP_AUTHORIZATION=f"Token {token.key}")
+    assert api.get(reverse("api-review-rounds")).status_code == 200
+    edit(client_for(coordinator), expert, is_active=False)
+    assert api.get(reverse("api-review-rounds")).status_code == 401
+
+
+def test_the_people_page_lists_accounts_and_links_in_chinese(coordinator, expert):
+    coord = client_for(coordinator)
+    invite(coord)
+    page = coord.get(reverse("people"), HTTP_ACCEPT_LANGUAGE="zh-hans")
+    text = page.content.decode()
+    assert page.status_code == 200
+    assert "expert" in text and "Dr Wang" in text
+    assert "邀请" in text  # the page is translated
