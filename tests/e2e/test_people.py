@@ -13,6 +13,7 @@ from annotation.services.benchmark_import import benchmark_import
 from annotation.services.responses_import import responses_import
 from annotation.services.review_rounds import round_open
 from tests.conftest import PASSWORD, jsonl_bytes, lines, question
+from tests.e2e.accessibility import axe_violations, describe
 from tests.e2e.conftest import LANGUAGES, login, screenshot, set_language
 
 pytestmark = pytest.mark.browser
@@ -56,12 +57,14 @@ def test_invite_sign_up_and_annotate(e2e, page, browser, language):
     copy.click()
     expect(copy).not_to_have_text(before)
     screenshot(page, f"people-invite-{language}")
+    problems = {"people": axe_violations(page)}
 
     # The invitee, in a browser of their own.
     context = browser.new_context()
     invitee = context.new_page()
     invitee.context.add_cookies([{"name": "django_language", "value": language, "url": e2e.url}])
     invitee.goto(link)
+    problems["join"] = axe_violations(invitee)
     invitee.locator("#id_username").fill("wang")
     invitee.locator("#id_password1").fill("123")
     invitee.locator("#id_password2").fill("123")
@@ -88,6 +91,12 @@ def test_invite_sign_up_and_annotate(e2e, page, browser, language):
     done = Assignment.objects.get(expert=wang, status="submitted")
     assert Vote.objects.filter(assignment=done).count() == 4
     screenshot(invitee, f"people-after-sign-up-{language}")
+
+    # The new expert's page, as the coordinator sees it.
+    page.goto(f"{e2e.url}/people/{wang.pk}/")
+    expect(page.locator("#id_specialities")).to_have_value("职场心理")
+    problems["person"] = axe_violations(page)
+    assert not any(problems.values()), {k: describe(v) for k, v in problems.items() if v}
 
     # The link is spent: opening it again says so.
     again = context.new_page()
