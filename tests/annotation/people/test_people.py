@@ -313,3 +313,50 @@ def test_the_people_page_lists_accounts_and_links_in_chinese(coordinator, expert
     assert page.status_code == 200
     assert "expert" in text and "Dr Wang" in text
     assert "邀请" in text  # the page is translated
+
+
+def test_too_many_or_too_long_specialities_are_refused_with_a_message(coordinator, expert):
+    coord = client_for(coordinator)
+    many = ", ".join(f"场景{i}" for i in range(21))
+    response = coord.post(
+        reverse("people-invite"), {"roles": [EXPERT], "specialities": many, "days": 7}
+    )
+    assert response.status_code == 400 and "At most 20 specialities" in response.content.decode()
+    response = edit(coord, expert, specialities="长" * 201)
+    assert response.status_code == 400 and "at most 200 characters" in response.content.decode()
+    assert not Invitation.objects.exists() and not AuditEvent.objects.exists()
+
+
+def test_specialities_split_on_chinese_and_latin_separators(coordinator, expert):
+    edit(client_for(coordinator), expert, specialities="职场心理，亲密关系、家庭; 职场心理\n焦虑")
+    profile = ExpertProfile.objects.get(user=expert)
+    assert profile.specialities == ["职场心理", "亲密关系", "家庭", "焦虑"]
+
+
+def test_the_round_page_links_each_expert_to_their_profile_for_coordinators_only(
+    coordinator, researcher, expert
+):
+    from annotation.models import Benchmark, System
+    from annotation.services.benchmark_import import benchmark_import
+    from annotation.services.responses_import import responses_import
+    from annotation.services.review_rounds import round_open
+    from tests.conftest import jsonl_bytes, lines, question
+
+    benchmark_import(chunks=lines(jsonl_bytes([question("c1")])), benchmark_slug="hb")
+    responses_import(
+        chunks=lines(jsonl_bytes([{"question_id": "c1", "response": "嗯"}])),
+        benchmark_slug="hb",
+        system_name="S",
+    )
+    round_ = round_open(
+        benchmark=Benchmark.objects.get(slug="hb"),
+        name="R",
+        systems=list(System.objects.all()),
+        experts=[expert],
+        fraction=1.0,
+        raters_per_item=1,
+    )
+    profile = reverse("people-person", args=[expert.pk])
+    url = reverse("review-round", args=[round_.pk])
+    assert profile in client_for(coordinator).get(url).content.decode()
+    assert profile not in client_for(researcher).get(url).content.decode()
