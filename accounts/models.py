@@ -1,3 +1,4 @@
+from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
@@ -21,3 +22,37 @@ class LoginCounter(models.Model):
 
     def __str__(self) -> str:
         return f"{self.key[:12]}: {self.count}"
+
+
+class Invitation(models.Model):
+    """A one-time sign-up link for a new expert. Only a hash of the link's token is kept: the
+    link itself is shown once, to the coordinator who made it."""
+
+    token_hash = models.CharField(max_length=64, unique=True)
+    # Group names (accounts.roles) and primary scene labels given to the account on sign-up.
+    roles = models.JSONField(default=list)
+    specialities = models.JSONField(default=list, blank=True)
+    note = models.CharField(_("note"), max_length=200, blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+    )
+    created = models.DateTimeField(auto_now_add=True)
+    expires = models.DateTimeField(_("expires"))
+    used = models.DateTimeField(null=True, blank=True)
+    used_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+    revoked = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created", "-pk"]
+        verbose_name = _("invitation")
+        verbose_name_plural = _("invitations")
+        permissions = [("manage_people", _("Can invite people and change their roles"))]
+
+    def __str__(self) -> str:
+        return f"invitation {self.pk}"

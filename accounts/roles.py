@@ -57,6 +57,7 @@ ROLE_PERMISSIONS: dict[str, list[str]] = {
         "annotation.add_system",
         "annotation.add_response",
         "annotation.read_api_docs",
+        "accounts.manage_people",
     ],
     # Researchers read and export; recording a gate evaluation is their one write: it adds a
     # record and changes no data (only coordinators publish).

@@ -2,8 +2,7 @@ from django import forms
 from django.core.validators import validate_slug
 from django.utils.translation import gettext_lazy as _
 
-from annotation.importing.questions import DIFFICULTIES
-from annotation.models import System
+from annotation.models import Case, System
 
 
 class BenchmarkImportForm(forms.Form):
@@ -18,11 +17,11 @@ class BenchmarkImportForm(forms.Form):
     )
     difficulty = forms.ChoiceField(
         label=_("Difficulty of every case"),
-        choices=[("", _("as each row says"))] + [(d, d) for d in DIFFICULTIES],
+        choices=[("", _("as each row says")), *Case.Difficulty.choices],
         required=False,
         help_text=_(
-            "For files whose rows carry no difficulty, such as HeartBench's "
-            "question_normal.jsonl and question_hard.jsonl."
+            "For files whose rows carry no difficulty, such as HeartBench's question_normal "
+            "and question_hard files."
         ),
     )
     file = forms.FileField(label=_("Question file (JSON Lines)"))

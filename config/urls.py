@@ -8,6 +8,7 @@ urlpatterns = [
     path("healthz", healthz, name="healthz"),
     path("", include("accounts.urls")),
     path("", include("annotation.urls")),
+    path("", include("annotation.people_urls")),
     path("", include("judging.urls")),
     path("", include("leaderboard.urls")),
     path("", include("leaderboard.export_urls")),

@@ -16,6 +16,7 @@ Routes whose view refuses GET with a 405 are requested with POST instead (an emp
 permissions, so a role that may read cannot quietly write.
 """
 
+import datetime as dt
 import re
 from dataclasses import dataclass
 
@@ -23,7 +24,9 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
+from django.utils import timezone
 
+from accounts.models import Invitation
 from accounts.roles import COORDINATOR, EXPERT, RESEARCHER, SENIOR_EXPERT
 from accounts.services import user_create_with_role
 from annotation.models import Benchmark, Case, ImportJob, RubricVersion, System
@@ -98,6 +101,15 @@ EXPECTED: dict[str, frozenset[str]] = {
     "review-adjudicate": ADJUDICATORS,
     "review-references": MANAGERS,
     "review-guidelines": MANAGERS,
+    # annotation: people (accounts.manage_people); the links' pages are public
+    "people": MANAGERS,
+    "people-invite": MANAGERS,
+    "people-invite-revoke": MANAGERS,
+    "people-person": MANAGERS,
+    "people-reset-link": MANAGERS,
+    "people-round-rate": MANAGERS,
+    "people-join": PUBLIC,
+    "people-reset": PUBLIC,
     # annotation: imports
     "import": MANAGERS,
     "import-benchmark": MANAGERS,
@@ -214,6 +226,7 @@ WRITES: dict[tuple[str, str], frozenset[str]] = {
     ("api-review-manage-rounds", "POST"): MANAGERS,
     ("api-review-manage-guidelines", "PUT"): MANAGERS,
     ("review-round-new", "POST"): MANAGERS,
+    ("people-person", "POST"): MANAGERS,
     ("review-guidelines", "POST"): MANAGERS,
     ("review-references", "POST"): MANAGERS,
     ("review-adjudicate", "POST"): ADJUDICATORS,
@@ -242,6 +255,13 @@ NOT_200: dict[str, tuple[set[int], str]] = {
     "review-round-action": ({302}, "'open' on an open round, then back to the round page"),
     "review-guidelines": ({302}, "POST: saved, back to the round pages"),
     "review-adjudicate": ({302}, "POST: an empty decision, back with a message"),
+    "people-invite": ({400}, "no role chosen: the form with errors"),
+    "people-invite-revoke": ({302}, "back to the people page with a message"),
+    "people-person": ({302}, "POST: an empty form (no roles, inactive) is saved"),
+    "people-reset-link": ({302}, "the account was deactivated just before: back with a message"),
+    "people-round-rate": ({302}, "back to the round page"),
+    "people-join": ({410}, "a made-up invitation token: the page saying the link is not valid"),
+    "people-reset": ({410}, "a made-up reset token: the page saying the link is not valid"),
     "import-benchmark": ({400}, "GET: no file uploaded, the form with errors"),
     "import-responses": ({400}, "GET: no file uploaded, the form with errors"),
     "judge-run-control": ({302}, "pause a finished run: back to the run page"),
@@ -413,6 +433,12 @@ def world(db, settings, tmp_path):
         summary={"cases": 10},
         requested_by=users[COORDINATOR],
     )
+    invitation = Invitation.objects.create(
+        token_hash="0" * 64,
+        roles=[EXPERT],
+        created_by=users[COORDINATOR],
+        expires=timezone.now() + dt.timedelta(days=1),
+    )
     case = Case.objects.get(
         benchmark=benchmark, external_id=assignment.item.response.case.external_id
     )
@@ -430,6 +456,11 @@ def world(db, settings, tmp_path):
         "snapshot_id": snapshot.pk,
         "job_id": job.pk,
         "import_job_id": import_job.pk,
+        "invitation_id": invitation.pk,
+        # Someone outside the personas, so the people pages' writes change no persona.
+        "user_id": user_create_with_role(username="m-target", password=PASSWORD, role=EXPERT).pk,
+        "token": "not-a-real-invitation-token",
+        "uidb64": "MQ",
         "kind": "tidy",
         "fmt": "csv",
     }

@@ -61,6 +61,16 @@ class AuditEvent(models.Model):
         RUBRIC_RESTORED = "rubric.restored", _("rubric version restored")
         RUBRIC_CONFLICT = "rubric.conflict", _("rubric publish refused (conflict)")
         RUBRIC_REBASED = "rubric.rebased", _("rubric draft rebased")
+        INVITATION_CREATED = "people.invited", _("invitation link created")
+        INVITATION_USED = "people.invitation_used", _("invitation link used (account made)")
+        INVITATION_REVOKED = "people.invitation_revoked", _("invitation link revoked")
+        ROLES_CHANGED = "people.roles_changed", _("roles changed")
+        ACTIVATED = "people.activated", _("account activated")
+        DEACTIVATED = "people.deactivated", _("account deactivated")
+        SPECIALITIES_CHANGED = "people.specialities_changed", _("specialities changed")
+        RATE_CHANGED = "people.rate_changed", _("piece rate changed")
+        RESET_LINK_CREATED = "people.reset_link_created", _("password reset link created")
+        PASSWORD_RESET = "people.password_reset", _("password reset with a link")
 
     actor = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True

@@ -33,8 +33,9 @@ class ExpertProfile(models.Model):
     specialities = models.JSONField(default=list, blank=True)
     is_senior = models.BooleanField(_("senior expert (adjudicates)"), default=False)
     calibrated = models.BooleanField(_("passed calibration"), default=False)
+    # The expert's own rate, ahead of the round's; empty: the round's rate applies.
     rate_per_item = models.DecimalField(
-        _("piece rate per item"), max_digits=8, decimal_places=2, default=0
+        _("piece rate per item"), max_digits=8, decimal_places=2, null=True, blank=True
     )
 
     def __str__(self) -> str:
@@ -79,6 +80,10 @@ class ReviewRound(models.Model):
     # Off by default: knowing a case is "hard" can change how a rater reads it.
     show_difficulty = models.BooleanField(_("show raters whether a case is hard"), default=False)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN)
+    # Paid per submitted item to the round's experts who have no rate of their own.
+    rate_per_item = models.DecimalField(
+        _("piece rate per item"), max_digits=8, decimal_places=2, null=True, blank=True
+    )
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         on_delete=models.PROTECT,

@@ -38,8 +38,8 @@ class ExpertRow:
     fast_items: int
     agreement: float | None  # with the majority of the other raters of the same items
     reference_accuracy: float | None
-    rate: Decimal
-    earned: Decimal
+    rate: Decimal | None  # None: neither the expert nor the round has a rate
+    earned: Decimal | None
 
 
 @dataclass
@@ -110,7 +110,7 @@ def round_dashboard(*, round_: ReviewRound) -> RoundDashboard:
     rows = []
     for expert_id, row in sorted(per_expert.items(), key=lambda kv: kv[1]["username"]):
         times = seconds[expert_id]
-        rate = rates.get(expert_id) or Decimal("0")
+        rate = piece_rate(expert_rate=rates.get(expert_id), round_rate=round_.rate_per_item)
         rows.append(
             ExpertRow(
                 expert_id=expert_id,
@@ -122,7 +122,7 @@ def round_dashboard(*, round_: ReviewRound) -> RoundDashboard:
                 agreement=agreement.get(expert_id),
                 reference_accuracy=expert_reference_accuracy(expert=expert_id),
                 rate=rate,
-                earned=rate * row["done"],
+                earned=None if rate is None else rate * row["done"],
             )
         )
     done = sum(row.done for row in rows)
@@ -140,6 +140,11 @@ def round_dashboard(*, round_: ReviewRound) -> RoundDashboard:
     )
     dashboard.alerts = _alerts(dashboard)
     return dashboard
+
+
+def piece_rate(*, expert_rate: Decimal | None, round_rate: Decimal | None) -> Decimal | None:
+    """The expert's own rate when they have one, else the round's."""
+    return expert_rate if expert_rate is not None else round_rate
 
 
 def _alerts(dashboard: RoundDashboard) -> list[str]:
@@ -222,3 +227,8 @@ def adjudication_queue(*, round_: ReviewRound | None = None, adjudicator=None) -
         }
         for item in items.order_by("round", "pk")
     ]
+
+
+def round_agreement(*, round_: ReviewRound) -> dict[int, float | None]:
+    """Per expert of the round: agreement with the majority of the other raters."""
+    return _agreement_with_others(round_)

@@ -169,7 +169,10 @@ def piece_rate_csv(request: HttpRequest, round_id: int) -> HttpResponse:
     writer = csv.writer(response)
     writer.writerow(["expert", "completed_items", "rate_per_item", "amount"])
     for row in dashboard.experts:
-        writer.writerow([row.username, row.done, f"{row.rate:.2f}", f"{row.earned:.2f}"])
+        # No rate set: empty cells rather than an amount of 0 that looks like a decision.
+        rate = "" if row.rate is None else f"{row.rate:.2f}"
+        earned = "" if row.earned is None else f"{row.earned:.2f}"
+        writer.writerow([row.username, row.done, rate, earned])
     return response
 
 

@@ -1,0 +1,102 @@
+"""Piece rates set in the app (per round, or an expert's own) give the report amounts."""
+
+import csv
+import io
+import re
+from decimal import Decimal
+
+import pytest
+from django.urls import reverse
+
+from annotation.models import AuditEvent, ExpertProfile
+from annotation.services.review_votes import reference_answers_set
+from tests.annotation.review.test_coordinator_pages import complete_round
+from tests.conftest import client_for
+
+pytestmark = pytest.mark.django_db
+
+
+def report(client, round_) -> dict[str, list[str]]:
+    response = client.get(reverse("review-piece-rate", args=[round_.pk]))
+    rows = list(csv.reader(io.StringIO(response.content.decode())))
+    return {row[0]: row[1:] for row in rows[1:]}
+
+
+def test_rates_set_on_the_pages_show_as_amounts(review_round, experts, coordinator):
+    client = client_for(coordinator)
+    complete_round(review_round, experts[:3], [[True, True, False, False]] * 3)
+    # Nothing set: no amount is made up.
+    assert report(client, review_round)["exp1"] == ["9", "", ""]
+
+    response = client.post(reverse("people-round-rate", args=[review_round.pk]), {"rate": "3.5"})
+    assert response.status_code == 302
+    response = client.post(
+        reverse("people-person", args=[experts[0].pk]),
+        {"roles": ["Expert"], "is_active": "on", "specialities": "", "rate": "12.50"},
+    )
+    assert response.status_code == 302
+    rows = report(client, review_round)
+    assert rows["exp1"] == ["9", "12.50", "112.50"]  # the expert's own rate wins
+    assert rows["exp2"] == ["9", "3.50", "31.50"]  # the round's rate
+    page = client.get(reverse("review-round", args=[review_round.pk])).content.decode()
+    assert "112.50" in page and "31.50" in page
+    profile = client.get(reverse("people-person", args=[experts[1].pk])).content.decode()
+    assert "31.50" in profile
+    assert ExpertProfile.objects.get(user=experts[0]).rate_per_item == Decimal("12.50")
+    changes = AuditEvent.objects.filter(action="people.rate_changed").order_by("pk")
+    assert [e.details["to"] for e in changes] == ["3.50", "12.50"]
+    assert changes[0].details["round"] == "R1" and changes[1].details["user"] == "exp1"
+
+
+def test_a_negative_or_malformed_rate_is_refused(review_round, coordinator, expert):
+    client = client_for(coordinator)
+    for value in ("-1", "abc", "1e99"):
+        response = client.post(
+            reverse("people-round-rate", args=[review_round.pk]), {"rate": value}
+        )
+        assert response.status_code == 302
+    review_round.refresh_from_db()
+    assert review_round.rate_per_item is None
+    assert not AuditEvent.objects.filter(action__startswith="people.").exists()
+
+
+def test_only_coordinators_set_round_rates(review_round, expert, researcher):
+    for user in (expert, researcher):
+        response = client_for(user).post(
+            reverse("people-round-rate", args=[review_round.pk]), {"rate": "9"}
+        )
+        assert response.status_code == 403
+    review_round.refresh_from_db()
+    assert review_round.rate_per_item is None
+
+
+def test_the_profile_shows_reference_accuracy_and_agreement(review_round, experts, coordinator):
+    item = review_round.items.order_by("pk").first()
+    criteria = item_criteria_of(item)
+    # The reference says the opposite of exp1's pattern on every criterion but the first.
+    reference_answers_set(
+        item=item,
+        answers={
+            c.pk: (hit, "") for c, hit in zip(criteria, [True, False, True, True], strict=True)
+        },
+    )
+    complete_round(
+        review_round,
+        experts[:3],
+        [[True, True, False, False], [True, True, False, False], [False, False, True, True]],
+    )
+    ExpertProfile.objects.update_or_create(user=experts[2], defaults={"specialities": ["职场心理"]})
+    page = client_for(coordinator).get(reverse("people-person", args=[experts[2].pk]))
+    text = page.content.decode()
+    assert page.status_code == 200
+    assert "职场心理" in text and "R1" in text
+    # exp3 never agrees with the other two; exp1's others split, so no agreement is known.
+    assert re.search(r'<td class="num">0%</td>', text)
+    other = client_for(coordinator).get(reverse("people-person", args=[experts[0].pk]))
+    other_text = other.content.decode()
+    assert not re.search(r'<td class="num">\d+%</td>', other_text)
+    assert "Accuracy on reference items: 25%" in other_text  # 1 of the 4 criteria right
+
+
+def item_criteria_of(item):
+    return list(item.rubric_version.criteria.order_by("position"))
