@@ -1,10 +1,15 @@
 from django.urls import path
 
-from leaderboard import api, api_export_jobs
+from leaderboard import api, api_compare, api_export_jobs
 
 urlpatterns = [
     path("benchmarks/<slug:slug>/agreement/", api.AgreementReport.as_view(), name="api-agreement"),
     path("benchmarks/<slug:slug>/leaderboard/", api.Leaderboard.as_view(), name="api-leaderboard"),
+    path(
+        "benchmarks/<slug:slug>/compare-runs/",
+        api_compare.CompareRuns.as_view(),
+        name="api-compare-runs",
+    ),
     path(
         "benchmarks/<slug:slug>/gate-evaluations/",
         api.GateEvaluations.as_view(),

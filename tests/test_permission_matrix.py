@@ -184,6 +184,7 @@ EXPECTED: dict[str, frozenset[str]] = {
     # API: agreement and leaderboard
     "api-agreement": CONSENSUS,
     "api-leaderboard": READERS,
+    "api-compare-runs": CONSENSUS,
     "api-gate-evaluations": CONSENSUS,
     "api-leaderboards": READERS,
     "api-leaderboard-bundle": CONSENSUS,
@@ -250,6 +251,7 @@ NOT_200: dict[str, tuple[set[int], str]] = {
     "rubric-comment": ({302}, "an empty comment: back to the editor with a message"),
     "rubric-restore": ({302}, "restoring version 1: back to the history page"),
     "review-next": ({302}, "redirects to the assignment it hands out"),
+    "api-compare-runs": ({400}, "the world has one judge run: comparing it needs a second"),
     "review-submit": ({422}, "no votes: the annotation page again, with the error"),
     "review-flag": ({302}, "back to the annotation page with a message"),
     "review-round-action": ({302}, "'open' on an open round, then back to the round page"),

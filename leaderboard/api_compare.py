@@ -1,0 +1,52 @@
+"""Two judge runs compared through the API, as the compare_runs command does."""
+
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import status
+from rest_framework.request import Request
+from rest_framework.response import Response as ApiResponse
+from rest_framework.views import APIView
+
+from accounts.access import HasPermission
+from annotation.selectors.benchmarks import benchmark_get
+from leaderboard.selectors.compare import CompareInvalid, runs_compare
+
+
+class CompareRuns(APIView):
+    """Two judge runs on the units both judged: agreement with each other (overall and per
+    ability, Cohen's kappa, McNemar's exact test) and, with a round, each run's agreement
+    with the experts' majority and the paired difference with its cluster-bootstrap
+    interval."""
+
+    permission_classes = [HasPermission]
+    required_permission = "annotation.view_consensus"
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("run", int, many=True, description="the two runs' ids, in order"),
+            OpenApiParameter("round", str, description="a review round's name (optional)"),
+        ],
+        responses={
+            200: OpenApiResponse(description="the comparison (see the README)"),
+            400: OpenApiResponse(description="the runs or the round are not found"),
+        },
+    )
+    def get(self, request: Request, slug: str) -> ApiResponse:
+        benchmark = benchmark_get(slug=slug)
+        given = request.query_params.getlist("run")
+        try:
+            if not all(value.isdigit() for value in given):
+                raise CompareInvalid(_runs_by_id())
+            result = runs_compare(
+                benchmark=benchmark,
+                run_ids=[int(value) for value in given],
+                round_name=request.query_params.get("round", ""),
+            )
+        except CompareInvalid as exc:
+            return ApiResponse({"detail": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
+        return ApiResponse(result)
+
+
+def _runs_by_id() -> str:
+    from django.utils.translation import gettext
+
+    return gettext("Give runs by their ids.")
