@@ -3,7 +3,7 @@
 from django import template
 from django.template.defaultfilters import floatformat
 
-from leaderboard import wording
+from leaderboard import reading, wording
 
 register = template.Library()
 
@@ -36,3 +36,9 @@ def decimals(value, digits: int = 3) -> str:
     if value is None:
         return "—"
     return floatformat(value, int(digits))
+
+
+@register.filter
+def pct(value) -> str:
+    """A proportion as the reader's pages show every percentage (one decimal)."""
+    return reading.percent(None if value is None else float(value))

@@ -8,6 +8,14 @@ from django.views.decorators.http import require_POST
 from accounts.access import permission_needed
 from annotation.selectors.benchmarks import benchmark_get
 from leaderboard.models import GateEvaluation
+from leaderboard.reading import (
+    SMALL_GROUP,
+    gate_outlook,
+    p_value_text,
+    percent,
+    statistic_readings,
+    units_text,
+)
 from leaderboard.selectors.agreement import disagreements
 from leaderboard.selectors.case import CaseNotInRound, disagreement_case
 from leaderboard.selectors.evidence import (
@@ -71,8 +79,22 @@ def agreement_page(request: HttpRequest, slug: str) -> HttpResponse:
             "policy": evidence.policy,
             "evaluations": evaluations,
             "chart": _chart(report) if report else None,
+            "small_group": SMALL_GROUP,
+            **(_readings(evidence) if report else {}),
         },
     )
+
+
+def _readings(evidence: Evidence) -> dict:
+    report = evidence.report
+    return {
+        "readings": statistic_readings(report),
+        "units_text": units_text(),
+        "p_text": p_value_text(report),
+        "outlook": gate_outlook(
+            report, units_per_item=len(evidence.units) / max(evidence.items, 1)
+        ),
+    }
 
 
 def _chart(report: dict) -> dict:
@@ -83,8 +105,13 @@ def _chart(report: dict) -> dict:
         "agreement": [row["percent_agreement"] for row in abilities.values()],
         "low": [(row["wilson_95"] or [None])[0] for row in abilities.values()],
         "high": [(row["wilson_95"] or [None, None])[1] for row in abilities.values()],
+        "units": [row["units"] for row in abilities.values()],
+        "small": SMALL_GROUP,
         "threshold": report["gate"]["threshold"],
         "legend": _("agreement with the human majority"),
+        "threshold_label": _("gate threshold %(t)s") % {"t": percent(report["gate"]["threshold"])},
+        "small_label": _("grey bars: fewer than %(n)d units, too small to read")
+        % {"n": SMALL_GROUP},
     }
 
 
