@@ -161,6 +161,37 @@ def group_label(value, key: str) -> str:
     return chinese if (get_language() or "").startswith("zh") and chinese else english
 
 
+# Short English column heads for the ability heatmap (the full name is the tooltip); the
+# Chinese names are short enough as they are.
+_ABBREVIATIONS = {
+    "Verbal Expression": "VE",
+    "Curiosity": "Cur",
+    "Warmth": "Wrm",
+    "First-Person Usage": "1P",
+    "Autonomy": "Aut",
+    "Humor": "Hum",
+    "Self-Awareness": "SA",
+    "Emotional Coping": "ECo",
+    "Emotional Understanding": "EUn",
+    "Emotional Perception": "EPe",
+    "Emotional Reaction": "ERe",
+    "Proactivity": "Pro",
+    "Relationship Building": "RB",
+    "Motivation": "Mot",
+    "Morality": "Mor",
+    "Other (catastrophic failure)": "Cat",
+}
+
+
+def ability_abbreviation(label: str, name: str) -> str:
+    """A heatmap column head: the Chinese name under Chinese, else a short English form of
+    a known ability (an unknown one keeps its name)."""
+    if (get_language() or "").startswith("zh"):
+        return group_label(label, "ability") if label else name
+    english = _taxonomy_names()["ability"].get(label, (name, ""))[0]
+    return _ABBREVIATIONS.get(english, name)
+
+
 def _percent(value: float | None) -> str:
     return "—" if value is None else f"{100 * value:.1f}%"
 
