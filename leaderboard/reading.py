@@ -219,6 +219,14 @@ def gate_outlook(report: dict, *, units_per_item: float) -> str:
             % values
         )
     needed = units_needed_for_lower_bound(round(point * units), units, threshold)
+    if needed is None and gate["passed"]:
+        return (
+            _(
+                "Agreement is exactly at %(t)s: a few more disagreements would turn this decision, "
+                "and at this agreement the lower bound of the 95%% interval can never reach %(t)s."
+            )
+            % values
+        )
     if needed is None:
         return (
             _(
@@ -227,7 +235,20 @@ def gate_outlook(report: dict, *, units_per_item: float) -> str:
             )
             % values
         )
-    return _(
-        "About %(n)d more units (about %(items)d more reviewed responses) at the current "
-        "agreement would be needed for the lower bound to reach %(t)s."
-    ) % {**values, "n": needed, "items": items_for_units(needed, units_per_item)}
+    values.update(n=needed, items=items_for_units(needed, units_per_item))
+    if gate["passed"]:
+        return (
+            _(
+                "The point estimate passes, but the lower bound of the 95%% interval is below "
+                "%(t)s: about %(n)d more units (about %(items)d more reviewed responses) at the "
+                "current agreement would be needed for the lower bound to reach %(t)s too."
+            )
+            % values
+        )
+    return (
+        _(
+            "About %(n)d more units (about %(items)d more reviewed responses) at the current "
+            "agreement would be needed for the lower bound to reach %(t)s."
+        )
+        % values
+    )

@@ -42,3 +42,11 @@ def decimals(value, digits: int = 3) -> str:
 def pct(value) -> str:
     """A proportion as the reader's pages show every percentage (one decimal)."""
     return reading.percent(None if value is None else float(value))
+
+
+@register.filter
+def pct_range(interval) -> str:
+    """An interval of proportions as "70.1–80.2%" (the same decimals as `pct`)."""
+    if not interval or interval[0] is None:
+        return "—"
+    return f"{reading.percent(float(interval[0]))[:-1]}–{reading.percent(float(interval[1]))}"

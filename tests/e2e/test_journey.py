@@ -111,8 +111,8 @@ def table_numbers(page, selector: str) -> dict[str, list[str]]:
 
 
 def percent(value: float) -> str:
-    # The same rounding as the template's {% widthratio value 1 100 %}.
-    return f"{round(value * 100)}%"
+    # Every percentage on the reader's pages: one decimal.
+    return f"{value * 100:.1f}%"
 
 
 @pytest.mark.parametrize("language", LANGUAGES)

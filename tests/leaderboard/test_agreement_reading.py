@@ -79,7 +79,7 @@ def test_percentages_come_one_way_and_coefficients_on_their_own_scale(data, rese
         assert re.fullmatch(r"-?\d\.\d\d|—", shown[key][0]), shown[key]
     # No four-decimal proportion anywhere in the tables.
     assert not re.search(r'<td class="num">0\.\d{3,}', body)
-    assert re.search(r"Wilson 95% CI \d+\.\d%–\d+\.\d%", body)
+    assert re.search(r"Wilson 95% CI \d+\.\d–\d+\.\d%", body)
 
 
 def test_p_value_units_and_small_groups_are_explained(data, researcher):  # noqa: F811
@@ -110,3 +110,13 @@ def test_the_gate_says_how_much_more_evidence_would_change_its_decision(data, re
     GatePolicy.objects.filter(benchmark=run.benchmark).update(threshold=0.8)
     body = _page(researcher, round_, run)
     assert "Agreement is not above 80.0%" in body
+
+
+def test_a_pass_on_the_point_estimate_alone_says_how_fragile_it_is(data, researcher):  # noqa: F811
+    round_, run = data
+    body = _page(researcher, round_, run)  # 75% under the default 75% point rule: passed
+    assert "Gate passed" in body
+    assert "Agreement is exactly at 75.0%: a few more disagreements would turn" in body
+    GatePolicy.objects.create(benchmark=run.benchmark, threshold=0.7)
+    body = _page(researcher, round_, run)
+    assert "The point estimate passes, but the lower bound" in body
