@@ -111,11 +111,12 @@ def reason_text(reason: str | None) -> str:
     return reason
 
 
-def gate_rule_text(gate: dict) -> str:
+def gate_rule_text(gate: dict, as_percent: bool = False) -> str:
     """The gate's rule, for the page and the PDF alike. A report keeps the rule by name
     (`rule_name`) and, as data, as an English sentence (`rule`), which reports stored before
-    the name existed are left with."""
-    threshold = f"{gate['threshold']:.2f}"
+    the name existed are left with. The page gives the threshold as a percentage, like
+    every other share it shows."""
+    threshold = _percent(gate["threshold"]) if as_percent else f"{gate['threshold']:.2f}"
     if gate.get("rule_name") == "point":
         return _("agreement (point estimate) ≥ %(t)s") % {"t": threshold}
     if gate.get("rule_name") == "lower_bound":
