@@ -10,6 +10,11 @@ urlpatterns = [
         agreement.disagreement_page,
         name="disagreements",
     ),
+    path(
+        "benchmarks/<slug:slug>/agreement/disagreements/<int:response_id>/",
+        agreement.disagreement_case_page,
+        name="disagreement-case",
+    ),
     path("benchmarks/<slug:slug>/leaderboard/", leaderboard.leaderboard_page, name="leaderboard"),
     path(
         "benchmarks/<slug:slug>/leaderboard/publish/",

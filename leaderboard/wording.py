@@ -38,6 +38,7 @@ SENTENCES = frozenset(
         gettext_noop("each unit has a single rating, so there is nothing to compare"),
         gettext_noop("no unit was rated by two or more raters, so there is nothing to compare"),
         gettext_noop("a single cluster: resampling clusters cannot show any variation"),
+        gettext_noop("the two judges never disagree, so McNemar's test has no discordant pairs"),
         gettext_noop(
             "only one category is possible, so chance agreement is 1 and AC1 is undefined"
         ),
@@ -111,11 +112,12 @@ def reason_text(reason: str | None) -> str:
     return reason
 
 
-def gate_rule_text(gate: dict) -> str:
+def gate_rule_text(gate: dict, as_percent: bool = False) -> str:
     """The gate's rule, for the page and the PDF alike. A report keeps the rule by name
     (`rule_name`) and, as data, as an English sentence (`rule`), which reports stored before
-    the name existed are left with."""
-    threshold = f"{gate['threshold']:.2f}"
+    the name existed are left with. The page gives the threshold as a percentage, like
+    every other share it shows."""
+    threshold = _percent(gate["threshold"]) if as_percent else f"{gate['threshold']:.2f}"
     if gate.get("rule_name") == "point":
         return _("agreement (point estimate) ≥ %(t)s") % {"t": threshold}
     if gate.get("rule_name") == "lower_bound":
@@ -161,6 +163,37 @@ def group_label(value, key: str) -> str:
         return text
     english, chinese = names
     return chinese if (get_language() or "").startswith("zh") and chinese else english
+
+
+# Short English column heads for the ability heatmap (the full name is the tooltip); the
+# Chinese names are short enough as they are.
+_ABBREVIATIONS = {
+    "Verbal Expression": "VE",
+    "Curiosity": "Cur",
+    "Warmth": "Wrm",
+    "First-Person Usage": "1P",
+    "Autonomy": "Aut",
+    "Humor": "Hum",
+    "Self-Awareness": "SA",
+    "Emotional Coping": "ECo",
+    "Emotional Understanding": "EUn",
+    "Emotional Perception": "EPe",
+    "Emotional Reaction": "ERe",
+    "Proactivity": "Pro",
+    "Relationship Building": "RB",
+    "Motivation": "Mot",
+    "Morality": "Mor",
+    "Other (catastrophic failure)": "Cat",
+}
+
+
+def ability_abbreviation(label: str, name: str) -> str:
+    """A heatmap column head: the Chinese name under Chinese, else a short English form of
+    a known ability (an unknown one keeps its name)."""
+    if (get_language() or "").startswith("zh"):
+        return group_label(label, "ability") if label else name
+    english = _taxonomy_names()["ability"].get(label, (name, ""))[0]
+    return _ABBREVIATIONS.get(english, name)
 
 
 def _percent(value: float | None) -> str:

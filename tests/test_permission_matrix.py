@@ -128,6 +128,7 @@ EXPECTED: dict[str, frozenset[str]] = {
     "agreement": CONSENSUS,
     "gate-record": CONSENSUS,
     "disagreements": CONSENSUS,
+    "disagreement-case": CONSENSUS,
     "leaderboard": READERS,
     "leaderboard-publish": MANAGERS,
     "leaderboard-snapshot": READERS,
@@ -452,6 +453,7 @@ def world(db, settings, tmp_path):
         "round_id": round_.pk,
         "assignment_id": assignment.pk,
         "item_id": assignment.item_id,
+        "response_id": assignment.item.response_id,
         "run_id": run.pk,
         "pk": run.judge_version.config_id,
         "config_id": run.judge_version.config_id,
@@ -515,6 +517,7 @@ GET_DATA = {
     "export-download": lambda w: {"round": w["round"].pk, "run": w["run"].pk},
     "api-agreement": lambda w: {"round": w["round"].pk, "run": w["run"].pk},
     "agreement-pdf": lambda w: {"round": w["round"].pk, "run": w["run"].pk},
+    "disagreement-case": lambda w: {"round": w["round"].pk, "run": w["run"].pk},
     "api-leaderboard": lambda w: {"run": w["run"].pk},
 }
 

@@ -154,7 +154,7 @@ def disagreements(
             continue
         if any(
             filters.get(name) and filters[name] != getattr(unit, name)
-            for name in ("ability", "system", "difficulty")
+            for name in ("ability", "category", "system", "difficulty")
         ):
             continue
         chosen.append((unit, direction))

@@ -182,10 +182,12 @@ def agreement_evidence(
     threshold: float | None = None,
     rule: str | None = None,
     resamples: int = DEFAULT_RESAMPLES,
+    with_report: bool = True,
 ) -> Evidence:
     """The round (an id or name; none: the newest), the runs (see the module), and their
     agreement report under the benchmark's gate policy (or the threshold and rule given).
-    Raises EvidenceNotFound for a round, run or judge this benchmark does not have."""
+    Raises EvidenceNotFound for a round, run or judge this benchmark does not have.
+    Without `with_report`, only the round and runs are picked (a page about one case)."""
     policy = gate_policy(benchmark=benchmark)
     round_ = _round(benchmark, str(round_ref or "").strip())
     # Each response of the round with the rubric version it froze.
@@ -207,6 +209,8 @@ def agreement_evidence(
             "No finished judge run covers every response of the round %(round)s. Judge the "
             "round (its page, or judge --round), or pick a run or a judge."
         ) % {"round": round_.name}
+        return evidence
+    if not with_report:
         return evidence
     tasks = round_tasks(round_=round_, runs=runs)
     evidence.covered = len(tasks)

@@ -3,7 +3,7 @@
 from django import template
 from django.template.defaultfilters import floatformat
 
-from leaderboard import wording
+from leaderboard import reading, wording
 
 register = template.Library()
 
@@ -26,7 +26,7 @@ def reason_text(value) -> str:
 
 @register.filter
 def gate_rule(gate: dict) -> str:
-    return wording.gate_rule_text(gate)
+    return wording.gate_rule_text(gate, as_percent=True)
 
 
 @register.filter
@@ -36,3 +36,17 @@ def decimals(value, digits: int = 3) -> str:
     if value is None:
         return "—"
     return floatformat(value, int(digits))
+
+
+@register.filter
+def pct(value) -> str:
+    """A proportion as the reader's pages show every percentage (one decimal)."""
+    return reading.percent(None if value is None else float(value))
+
+
+@register.filter
+def pct_range(interval) -> str:
+    """An interval of proportions as "70.1–80.2%" (the same decimals as `pct`)."""
+    if not interval or interval[0] is None:
+        return "—"
+    return f"{reading.percent(float(interval[0]))[:-1]}–{reading.percent(float(interval[1]))}"

@@ -8,7 +8,16 @@ from django.views.decorators.http import require_POST
 from accounts.access import permission_needed
 from annotation.selectors.benchmarks import benchmark_get
 from leaderboard.models import GateEvaluation
+from leaderboard.reading import (
+    SMALL_GROUP,
+    gate_outlook,
+    p_value_text,
+    percent,
+    statistic_readings,
+    units_text,
+)
 from leaderboard.selectors.agreement import disagreements
+from leaderboard.selectors.case import CaseNotInRound, disagreement_case
 from leaderboard.selectors.evidence import (
     Evidence,
     EvidenceNotFound,
@@ -22,16 +31,18 @@ from leaderboard.wording import group_label
 
 VIEW = "annotation.view_consensus"
 RECORD = "leaderboard.record_gate"
+FILTERS = ("ability", "category", "system", "difficulty", "direction")
 SHOWN = 500  # disagreements listed on the page; the filters narrow the rest down
 
 
-def _evidence(request: HttpRequest, benchmark) -> Evidence:
+def _evidence(request: HttpRequest, benchmark, with_report: bool = True) -> Evidence:
     try:
         return agreement_evidence(
             benchmark=benchmark,
             round_ref=request.GET.get("round", ""),
             run_ref=request.GET.get("run", ""),
             judge=request.GET.get("judge", ""),
+            with_report=with_report,
         )
     except EvidenceNotFound as exc:
         raise Http404(str(exc)) from exc
@@ -68,8 +79,22 @@ def agreement_page(request: HttpRequest, slug: str) -> HttpResponse:
             "policy": evidence.policy,
             "evaluations": evaluations,
             "chart": _chart(report) if report else None,
+            "small_group": SMALL_GROUP,
+            **(_readings(evidence) if report else {}),
         },
     )
+
+
+def _readings(evidence: Evidence) -> dict:
+    report = evidence.report
+    return {
+        "readings": statistic_readings(report),
+        "units_text": units_text(),
+        "p_text": p_value_text(report),
+        "outlook": gate_outlook(
+            report, units_per_item=len(evidence.units) / max(evidence.items, 1)
+        ),
+    }
 
 
 def _chart(report: dict) -> dict:
@@ -80,8 +105,13 @@ def _chart(report: dict) -> dict:
         "agreement": [row["percent_agreement"] for row in abilities.values()],
         "low": [(row["wilson_95"] or [None])[0] for row in abilities.values()],
         "high": [(row["wilson_95"] or [None, None])[1] for row in abilities.values()],
+        "units": [row["units"] for row in abilities.values()],
+        "small": SMALL_GROUP,
         "threshold": report["gate"]["threshold"],
         "legend": _("agreement with the human majority"),
+        "threshold_label": _("gate threshold %(t)s") % {"t": percent(report["gate"]["threshold"])},
+        "small_label": _("grey bars: fewer than %(n)d units, too small to read")
+        % {"n": SMALL_GROUP},
     }
 
 
@@ -89,9 +119,7 @@ def _chart(report: dict) -> dict:
 def disagreement_page(request: HttpRequest, slug: str) -> HttpResponse:
     benchmark = benchmark_get(slug=slug)
     evidence = _evidence(request, benchmark)
-    filters = {
-        name: request.GET.get(name, "") for name in ("ability", "system", "difficulty", "direction")
-    }
+    filters = {name: request.GET.get(name, "") for name in FILTERS}
     rows, total = [], 0
     if evidence.report is not None:
         rows, total = disagreements(
@@ -111,8 +139,39 @@ def disagreement_page(request: HttpRequest, slug: str) -> HttpResponse:
             "total": total,
             "shown": SHOWN,
             "filters": filters,
-            "abilities": sorted({u.ability for u in evidence.units}),
+            "abilities": sorted(
+                {u.ability for u in evidence.units}, key=lambda a: group_label(a, "ability")
+            ),
+            "categories": sorted({u.category for u in evidence.units if u.category}),
             "systems": sorted({u.system for u in evidence.units}),
+        },
+    )
+
+
+@permission_needed(VIEW)
+def disagreement_case_page(request: HttpRequest, slug: str, response_id: int) -> HttpResponse:
+    """One response of the round with everything the judge and the experts said about it,
+    the criterion asked for (`criterion`) highlighted."""
+    benchmark = benchmark_get(slug=slug)
+    evidence = _evidence(request, benchmark, with_report=False)
+    if evidence.round is None or not evidence.runs:
+        raise Http404(evidence.problem)
+    try:
+        case = disagreement_case(round_=evidence.round, runs=evidence.runs, response=response_id)
+    except CaseNotInRound as exc:
+        raise Http404(_("This response is not in the review round.")) from exc
+    criterion = request.GET.get("criterion", "")
+    return render(
+        request,
+        "leaderboard/disagreement_case.html",
+        {
+            "benchmark": benchmark,
+            "round": evidence.round,
+            "run": evidence.run,
+            "evidence": evidence,
+            "judge_name": request.GET.get("judge", ""),
+            "case": case,
+            "highlight": int(criterion) if criterion.isdigit() else None,
         },
     )
 

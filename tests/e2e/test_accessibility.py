@@ -6,7 +6,7 @@ from playwright.sync_api import expect
 
 from accounts.roles import COORDINATOR, EXPERT
 from accounts.services import user_create_with_role
-from annotation.models import Benchmark, System
+from annotation.models import Benchmark, ReviewItem, System
 from annotation.services.review_assignment import assignment_next
 from annotation.services.review_rounds import guideline_save, round_open
 from tests.conftest import PASSWORD
@@ -39,6 +39,7 @@ def pages(data):  # noqa: F811
         raters_per_item=1,
     )
     q = f"round={round_.pk}&run={run.pk}"
+    response = ReviewItem.objects.filter(round=round_).values_list("response_id", flat=True)[0]
     coordinator_pages = {
         "home": "/",
         "benchmark-list": "/benchmarks/",
@@ -61,6 +62,7 @@ def pages(data):  # noqa: F811
         "judge-config-new": "/judging/configs/new/",
         "agreement": f"/benchmarks/hb/agreement/?{q}",
         "disagreements": f"/benchmarks/hb/agreement/disagreements/?{q}",
+        "disagreement-case": f"/benchmarks/hb/agreement/disagreements/{response}/?{q}",
         "leaderboard": f"/benchmarks/hb/leaderboard/?run={run.pk}",
         "exports": f"/benchmarks/hb/exports/?{q}",
     }

@@ -27,7 +27,7 @@ def test_a_failed_gate_blocks_publishing_and_the_tidy_file_downloads(e2e, page, 
     login(page, e2e, "res", PASSWORD)
     page.goto(f"{e2e.url}/benchmarks/hb/agreement/?round={round_.pk}&run={run.pk}")
     expect(page.get_by_role("heading", name="Gate not passed")).to_be_visible()
-    expect(page.locator("#agreement-value")).to_have_text("75%")
+    expect(page.locator("#agreement-value")).to_have_text("75.0%")
     page.get_by_role("button", name="Record this gate evaluation").click()
     expect(page.get_by_text("Gate evaluation recorded: not passed.")).to_be_visible()
     screenshot(page, "agreement-report")

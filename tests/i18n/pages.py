@@ -136,6 +136,12 @@ def main_pages(site: Site) -> list[tuple[str, str | None, str]]:
         ("saturated criteria", "coordinator", reverse("rubric-saturated", args=["demo"])),
         ("agreement", "researcher", reverse("agreement", args=["demo"]) + run_q),
         ("disagreements", "researcher", reverse("disagreements", args=["demo"]) + run_q),
+        (
+            "disagreement in context",
+            "researcher",
+            reverse("disagreement-case", args=["demo", site.round_.items.first().response_id])
+            + run_q,
+        ),
         ("leaderboard", "coordinator", reverse("leaderboard", args=["demo"])),
         (
             "published leaderboard",

@@ -13,7 +13,7 @@ def test_agreement_page_shows_the_gate_and_records_an_evaluation(data, researche
     client = client_for(researcher)
     page = client.get(reverse("agreement", args=["hb"]), {"round": round_.pk, "run": run.pk})
     body = page.content.decode()
-    assert "Gate passed" in body and '<strong id="agreement-value">75%' in body
+    assert "Gate passed" in body and '<strong id="agreement-value">75.0%' in body
     assert 'id="agreement-chart-data"' in body
     client.post(reverse("gate-record", args=["hb"]), {"round": round_.pk, "run": run.pk})
     evaluation = GateEvaluation.objects.get()

@@ -127,12 +127,19 @@ def test_the_page_shows_the_heatmap_scenes_and_human_rows(run, researcher):
     assert "1000 resamples" in body
     # Ranking with the interval; the human respondent is marked.
     assert re.search(r"Alpha</th>\s*<td class=\"num\">72.17</td>\s*<td class=\"num\">[\d.]+–", body)
-    assert re.search(r'<tr class="human">[^<]*<td>2</td>\s*<th scope="row">Parent', body)
+    assert re.search(
+        r'<tr class="human">[^<]*<td class="rank[^"]*"[^>]*>[12–]+</td>\s*<th scope="row">Parent',
+        body,
+    )
     # Heatmap: categories as column groups, a coloured cell with its number, and the human
     # respondent's missing Warmth shown as "—" with the reason, never 0.
     assert '<th scope="colgroup" colspan="3">Personality</th>' in body
     assert '<th scope="colgroup" colspan="1">Emotion</th>' in body
-    assert re.search(r'<td class="num heat" style="background-color: hsl\(210 65% 60.0%\)', body)
+    assert re.search(
+        r'<td class="num heat" style="background-color: hsl\(210 70% [\d.]+%\); '
+        r'color: #(000000|ffffff)"',
+        body,
+    )
     assert (
         '<td class="num empty" title="No scored case of Parent contains this ability, so it '
         'has no score (not 0).">—</td>'

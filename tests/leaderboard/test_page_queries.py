@@ -80,6 +80,11 @@ def test_agreement_and_leaderboard_queries_do_not_grow_with_the_data(coordinator
                     reverse("disagreements", args=[slug]),
                     {"round": round_.pk, "run": run.pk},
                 ),
+                count(
+                    client,
+                    reverse("disagreement-case", args=[slug, round_.items.first().response_id]),
+                    {"round": round_.pk, "run": run.pk},
+                ),
             )
         )
     assert counts[0] == counts[1], counts
