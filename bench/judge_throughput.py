@@ -5,6 +5,10 @@ Generates a synthetic benchmark (300 cases of 10 criteria, 3 systems answering e
 per call, and times `run_here` with 32 lanes. The ideal is concurrency / latency (128 calls/s);
 goal: at least 85% of it. A second run with 10% of calls answered 429 (Retry-After 1 s)
 and 5% malformed JSON checks that every fault is retried and every verdict accounted for.
+Then the yardstick: the same 900 requests from threads sharing one bare SDK client, as a
+hand-written script would send them; the clean run's rate and that of the whole `judge`
+command (its own process, start-up included) are printed as shares of it (goals: 0.9 and
+0.75).
 Times are printed, never asserted: the exit status is non-zero only when something is
 unaccounted for (a task neither done nor failed, or verdicts not matching criteria).
 
@@ -27,6 +31,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench._bare_sdk import bare_sdk_rate, command_rate  # noqa: E402
 from bench._host import host_report  # noqa: E402
 from bench._judge_phases import instrumented, profiled  # noqa: E402
 from bench._judge_stack import (  # noqa: E402
@@ -220,7 +225,7 @@ def sdk_ceiling(*, sim, lanes: int, latency_ms: float, seconds: float = 8.0) -> 
     from judging.models import JudgeRun
     from judging.services.execution import criteria_load, task_prepare
 
-    run = JudgeRun.objects.select_related("prompt").order_by("pk").first()
+    run = JudgeRun.objects.select_related("judge_version__prompt").order_by("pk").first()
     tasks = list(run.tasks.select_related("response__case").order_by("pk")[:lanes])
     criteria: dict[int, list] = {}
     criteria_load(criteria, {t.rubric_version_id for t in tasks})
@@ -260,6 +265,41 @@ def sdk_ceiling(*, sim, lanes: int, latency_ms: float, seconds: float = 8.0) -> 
         flush=True,
     )
     return rate
+
+
+def against_bare_sdk(args, *, sim, benchmark, systems, run_rate: float) -> None:
+    """Concord's rates as shares of a hand-written script's: the run alone (goal 0.9), and
+    the whole `judge` command with its start-up (goal 0.75)."""
+    from django.db import connection
+
+    from judging.models import JudgeRun
+
+    clean = JudgeRun.objects.filter(benchmark=benchmark).order_by("pk").first()
+    bare = bare_sdk_rate(sim=sim, run=clean, lanes=args.concurrency)
+    print(
+        f"bare SDK: {args.concurrency} threads sharing one client, the same "
+        f"{clean.tasks.count()} requests: {bare:.1f} calls/s",
+        flush=True,
+    )
+    print(
+        f"  the run: {run_rate:.1f} calls/s = {run_rate / bare:.2f} of the bare SDK (goal: >= 0.9)",
+        flush=True,
+    )
+    database_url = None
+    if connection.vendor == "postgresql":
+        database_url = args.postgres.rsplit("/", 1)[0] + "/" + connection.settings_dict["NAME"]
+    whole = command_rate(
+        sim=sim,
+        benchmark=benchmark,
+        systems=systems,
+        lanes=args.concurrency,
+        database_url=database_url,
+    )
+    print(
+        f"  the whole judge command, start-up included: {whole:.1f} tasks/s = "
+        f"{whole / bare:.2f} of the bare SDK (goal: >= 0.75)",
+        flush=True,
+    )
 
 
 def main() -> int:
@@ -339,6 +379,9 @@ def main() -> int:
             ok = ok and faults_ok
             sim.configure(rate_429=0.0, rate_malformed=0.0)
             sdk_ceiling(sim=sim, lanes=args.concurrency, latency_ms=args.latency_ms)
+            against_bare_sdk(
+                args, sim=sim, benchmark=benchmark, systems=systems, run_rate=clean_rate
+            )
         finally:
             sim.stop()
         print(
