@@ -164,7 +164,7 @@ def main_pages(site: Site) -> list[tuple[str, str | None, str]]:
 # names and abbreviations, and technical names a reader types or sees in files.
 ALLOWED_WORDS = {
     "Concord", "ms", "HeartBench", "English", "JavaScript", "token", "Token", "Wilson",
-    "Cohen's", "Gwet's", "Fleiss'", "Krippendorff's", "kappa", "alpha", "Retry-After",
+    "Cohen's", "Gwet's", "Fleiss'", "Krippendorff's", "kappa", "alpha", "Retry-After", "Markdown",
 }  # fmt: skip
 ALLOWED_PHRASES = ("JSON Lines",)
 # Letters with digits or underscores (AC1, question_id) are codes and identifiers; so are words
