@@ -25,6 +25,7 @@ from leaderboard.models import GatePolicy
 from leaderboard.provenance import rubric_versions_of
 from leaderboard.selectors.agreement import agreement_units, round_tasks
 from leaderboard.selectors.boards import BoardNotFound, board_runs, judge_version_header
+from leaderboard.sequential_evidence import sequential_block
 from leaderboard.stats import DEFAULT_RESAMPLES
 
 LATEST = "latest"
@@ -223,6 +224,15 @@ def agreement_evidence(
         threshold=policy.threshold if threshold is None else threshold,
         rule=GateRule(policy.rule if rule is None else rule),
         resamples=resamples,
+    )
+    ranks = dict(
+        ReviewItem.objects.filter(round=round_).values_list("response_id", "hand_out_rank")
+    )
+    evidence.report["sequential"] = sequential_block(
+        evidence.units,
+        ranks,
+        raters_per_item=round_.raters_per_item,
+        threshold=evidence.report["gate"]["threshold"],
     )
     return evidence
 

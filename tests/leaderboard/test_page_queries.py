@@ -126,11 +126,12 @@ def test_the_agreement_report_page_runs_a_bounded_number_of_queries(
     """The same for 2 cases as for 12 (see the test above); bounded, not growing: the session,
     user and permissions (3), the benchmark and its gate policy (2), the round and its
     items with their frozen rubric versions (2), the run (1), the round's tasks (1), the
-    units (items, criteria, experts, votes, verdicts: 5), the navigation's groups (1), the
-    choices (rounds, runs with coverage, judges: 3) and the recorded evaluations (1)."""
+    units (items, criteria, experts, votes, verdicts: 5), the items' hand-out order for the
+    sequential gate (1), the navigation's groups (1), the choices (rounds, runs with
+    coverage, judges: 3) and the recorded evaluations (1)."""
     client = client_for(coordinator)
     round_, run = build("bounded", 8)
-    with django_assert_max_num_queries(19):
+    with django_assert_max_num_queries(20):
         response = client.get(
             reverse("agreement", args=["bounded"]), {"round": round_.pk, "run": run.pk}
         )

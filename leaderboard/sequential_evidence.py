@@ -1,0 +1,64 @@
+"""The evidence the anytime-valid gate reads (no Django): the round's items in hand-out
+order, each with how many of its units the judge and the experts' majority agree on.
+
+An item enters only once it and every item before it in the hand-out order are settled
+(each of its criteria has the votes the round asks for), so items that take longer to rate
+cannot bias the result by arriving late. Within a settled item, units without a judge
+verdict or without a majority (a tie) count in neither total."""
+
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+
+from annotation.consensus import has_majority, majority_hit
+from leaderboard.agreement import Unit
+from leaderboard.stats.sequential import DEFAULT_ALPHA, sequential_gate
+
+
+def settled_prefix(
+    units: Sequence[Unit], ranks: Mapping[int, int], raters_per_item: int
+) -> tuple[list[int], list[int], int, int]:
+    """(agree per item, units per item) of the settled prefix in hand-out order, the most
+    units any item of the round has, and the ratings (votes) the prefix holds."""
+    by_item: dict[int, list[Unit]] = defaultdict(list)
+    for unit in units:
+        by_item[unit.response].append(unit)
+    most = max((len(group) for group in by_item.values()), default=0)
+    agree, counted, ratings = [], [], 0
+    for response in sorted(by_item, key=lambda r: (ranks.get(r, len(ranks)), r)):
+        group = by_item[response]
+        if any(len(unit.votes) < raters_per_item for unit in group):
+            break
+        item_agree = item_units = 0
+        for unit in group:
+            votes = len(unit.votes)
+            hits = sum(1 for _rater, hit in unit.votes if hit)
+            if unit.judge is None or not has_majority(votes, hits):
+                continue
+            item_units += 1
+            item_agree += unit.judge == bool(majority_hit(votes, hits))
+        agree.append(item_agree)
+        counted.append(item_units)
+        ratings += sum(len(unit.votes) for unit in group)
+    return agree, counted, most, ratings
+
+
+def sequential_block(
+    units: Sequence[Unit],
+    ranks: Mapping[int, int],
+    *,
+    raters_per_item: int,
+    threshold: float,
+    alpha: float = DEFAULT_ALPHA,
+) -> dict:
+    """The report's "sequential" entry: the decision so far, the items it used of the
+    round's, the two tests' e-values and the confidence sequence for agreement."""
+    agree, counted, most, ratings = settled_prefix(units, ranks, raters_per_item)
+    gate = sequential_gate(agree, counted, threshold=threshold, alpha=alpha, max_units=most)
+    items_total = len({unit.response for unit in units})
+    return {
+        **gate.as_dict(),
+        "items_total": items_total,
+        "ratings_used": ratings,
+        "ratings_total": sum(len(unit.votes) for unit in units),
+        "cs_path": [list(bounds) for bounds in gate.cs_path],
+    }

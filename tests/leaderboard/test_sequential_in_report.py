@@ -1,0 +1,48 @@
+"""The agreement report always carries the sequential gate's state, read from the round's
+items in their hand-out order, settled prefix only."""
+
+import json
+
+import pytest
+from django.core.management import call_command
+
+from annotation.models import Assignment, ReviewItem
+from tests.leaderboard.test_agreement_report import data  # noqa: F401  (the shared fixture)
+
+pytestmark = pytest.mark.django_db
+
+
+def _report(capsys) -> dict:
+    call_command(
+        "agreement_report", "--benchmark", "hb", "--round", "R", "--judge-run", "latest",
+        "--format", "json", "--resamples", "50",
+    )  # fmt: skip
+    return json.loads(capsys.readouterr().out)
+
+
+def test_the_report_has_the_sequential_state(data, capsys):  # noqa: F811
+    sequential = _report(capsys)["sequential"]
+    assert set(sequential) >= {
+        "rule", "alpha", "decision", "items_used", "items_total", "e_pass", "e_fail", "cs",
+    }  # fmt: skip
+    assert sequential["alpha"] == 0.05 and sequential["threshold"] == 0.75
+    # Two items, both settled: far too few to decide either way.
+    assert (sequential["decision"], sequential["items_used"], sequential["items_total"]) == (
+        "continue",
+        2,
+        2,
+    )
+    low, high = sequential["cs"]
+    assert 0.0 <= low <= 0.75 <= high <= 1.0
+    assert sequential["ratings_used"] == sequential["ratings_total"] == 2 * 4 * 3
+
+
+def test_an_unsettled_first_item_holds_back_the_items_after_it(data, capsys):  # noqa: F811
+    round_, _run = data
+    first = ReviewItem.objects.filter(round=round_).order_by("hand_out_rank").first()
+    # One rater's work on the first item in hand-out order goes back to in progress.
+    assignment = Assignment.objects.filter(item=first).first()
+    Assignment.objects.filter(pk=assignment.pk).update(status=Assignment.Status.ASSIGNED)
+    sequential = _report(capsys)["sequential"]
+    assert sequential["items_used"] == 0 and sequential["decision"] == "continue"
+    assert sequential["cs"] is None
