@@ -16,14 +16,14 @@ from leaderboard.stats.sequential import DEFAULT_ALPHA, sequential_gate
 
 def settled_prefix(
     units: Sequence[Unit], ranks: Mapping[int, int], raters_per_item: int
-) -> tuple[list[int], list[int], int, int]:
+) -> tuple[list[int], list[int], int, list[int]]:
     """(agree per item, units per item) of the settled prefix in hand-out order, the most
-    units any item of the round has, and the ratings (votes) the prefix holds."""
+    units any item of the round has, and the ratings (votes) of each item of the prefix."""
     by_item: dict[int, list[Unit]] = defaultdict(list)
     for unit in units:
         by_item[unit.response].append(unit)
     most = max((len(group) for group in by_item.values()), default=0)
-    agree, counted, ratings = [], [], 0
+    agree, counted, ratings = [], [], []
     for response in sorted(by_item, key=lambda r: (ranks.get(r, len(ranks)), r)):
         group = by_item[response]
         if any(len(unit.votes) < raters_per_item for unit in group):
@@ -38,7 +38,7 @@ def settled_prefix(
             item_agree += unit.judge == bool(majority_hit(votes, hits))
         agree.append(item_agree)
         counted.append(item_units)
-        ratings += sum(len(unit.votes) for unit in group)
+        ratings.append(sum(len(unit.votes) for unit in group))
     return agree, counted, most, ratings
 
 
@@ -52,13 +52,27 @@ def sequential_block(
 ) -> dict:
     """The report's "sequential" entry: the decision so far, the items it used of the
     round's, the two tests' e-values and the confidence sequence for agreement."""
+    if not 0.0 < threshold < 1.0:
+        # A threshold of 0 or 1 is decided by the fixed rules alone (everything passes, or
+        # only perfection does); betting against it has nothing to stake on.
+        return {
+            "decision": None,
+            "reason": "the sequential test needs a threshold strictly between 0 and 1",
+            "threshold": threshold,
+            "alpha": alpha,
+            "items_total": len({unit.response for unit in units}),
+        }
     agree, counted, most, ratings = settled_prefix(units, ranks, raters_per_item)
     gate = sequential_gate(agree, counted, threshold=threshold, alpha=alpha, max_units=most)
     items_total = len({unit.response for unit in units})
     return {
         **gate.as_dict(),
         "items_total": items_total,
-        "ratings_used": ratings,
+        "ratings_used": sum(ratings),
+        # The ratings the decision needed, and those the round plans (every unit of every
+        # item, rated by as many experts as the round asks for).
+        "ratings_needed": None if gate.decided_at is None else sum(ratings[: gate.decided_at]),
+        "ratings_planned": len(units) * raters_per_item,
         "ratings_total": sum(len(unit.votes) for unit in units),
         "cs_path": [list(bounds) for bounds in gate.cs_path],
     }

@@ -28,6 +28,7 @@ NOT_REASONS = {
     "failed": "a code: why a unit has no judge verdict (the page words it)",
     "not_judged": "a code: why a unit has no judge verdict (the page words it)",
     "other_version": "a code: why a unit has no judge verdict (the page words it)",
+    "betting e-process (aGRAPA), Waudby-Smith & Ramdas 2024": "the sequential test's method",
 }
 
 # Reasons that carry values, each with an instance as its module writes it.

@@ -46,3 +46,19 @@ def test_an_unsettled_first_item_holds_back_the_items_after_it(data, capsys):  #
     sequential = _report(capsys)["sequential"]
     assert sequential["items_used"] == 0 and sequential["decision"] == "continue"
     assert sequential["cs"] is None
+
+
+def test_the_agreement_page_shows_the_state_in_both_languages(data, coordinator):  # noqa: F811
+    from django.urls import reverse
+
+    from tests.conftest import client_for
+
+    round_, run = data
+    url = reverse("agreement", args=["hb"])
+    page = client_for(coordinator).get(url, {"round": round_.pk, "run": run.pk}).content.decode()
+    assert 'id="sequential"' in page and 'data-decision="continue"' in page
+    assert "Not decided yet: 2 of 2 items are settled and counted." in page
+    chinese = client_for(coordinator).get(
+        url, {"round": round_.pk, "run": run.pk}, headers={"accept-language": "zh-hans"}
+    )
+    assert "尚未决定" in chinese.content.decode()
