@@ -52,3 +52,59 @@ def items_for_units(units_needed: int, units_per_item: float) -> int:
     if units_per_item <= 0:
         return 0
     return math.ceil(units_needed / units_per_item)
+
+
+def design_effect(agree_per_item: list[int], units_per_item: list[int]) -> float:
+    """1 + (k - 1) * ICC for the agreement of units within items (criteria of one response
+    are correlated), with k the mean units per item and the ICC from the one-way analysis
+    of variance of the units' agreement by item. At least 1: a negative ICC estimate is
+    taken as no clustering."""
+    items = [(a, u) for a, u in zip(agree_per_item, units_per_item, strict=True) if u > 0]
+    n_units = sum(u for _a, u in items)
+    if len(items) < 2 or n_units <= len(items):
+        return 1.0
+    mean = sum(a for a, _u in items) / n_units
+    between = sum(u * (a / u - mean) ** 2 for a, u in items) / (len(items) - 1)
+    within = sum(a - a * a / u for a, u in items) / (n_units - len(items))
+    k0 = (n_units - sum(u * u for _a, u in items) / n_units) / (len(items) - 1)
+    denominator = between + (k0 - 1) * within
+    icc = 0.0 if denominator <= 0 else max(0.0, (between - within) / denominator)
+    k = n_units / len(items)
+    return 1.0 + (k - 1.0) * icc
+
+
+def items_for_fixed_lower_bound(
+    *,
+    expected: float,
+    threshold: float,
+    units_per_item: float,
+    power: float = 0.8,
+    confidence: float = 0.95,
+    deff: float = 1.0,
+) -> int | None:
+    """Items a fixed sample needs for the gate's lower-bound rule to pass with probability
+    `power` when the true agreement is `expected`: the fewest effective units n (units over
+    the design effect) at which the Wilson lower bound of the (1 - power) quantile of the
+    binomial count reaches `threshold`. None when `expected` is not above `threshold`."""
+    if not 0.0 < threshold < expected < 1.0:
+        return None
+    from scipy.stats import binom
+
+    def passes(n: int) -> bool:
+        count = int(binom.ppf(1.0 - power, n, expected))
+        low = wilson_interval(count, n, confidence).low
+        return low is not None and low >= threshold
+
+    high = 1
+    while not passes(high):
+        high *= 2
+        if high > LIMIT:
+            return None
+    low = high // 2
+    while high - low > 1:
+        middle = (low + high) // 2
+        if passes(middle):
+            high = middle
+        else:
+            low = middle
+    return math.ceil(high * max(1.0, deff) / units_per_item)

@@ -1,0 +1,48 @@
+"""Planning a round: the fixed sample for the lower-bound rule, the sequential rule's
+expected items, and the design effect from a pilot round."""
+
+import json
+from io import StringIO
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from tests.leaderboard.test_agreement_report import data  # noqa: F401  (the shared fixture)
+
+pytestmark = pytest.mark.django_db
+
+
+def _plan(*args) -> dict:
+    out = StringIO()
+    call_command("gate_plan", "--benchmark", "hb", *args, "--json", stdout=out)
+    return json.loads(out.getvalue())
+
+
+def test_a_plan_without_a_pilot(data):  # noqa: F811
+    plan = _plan("--expected", "0.85", "--threshold", "0.75")
+    assert set(plan) >= {
+        "items_fixed", "items_sequential_median", "items_sequential_p90", "design_effect",
+    }  # fmt: skip
+    assert plan["design_effect"] == 1.0 and plan["units_per_item"] == 4.0
+    assert plan["items_fixed"] > 0
+    assert 0 < plan["items_sequential_median"] <= plan["items_sequential_p90"]
+    assert plan["sequential_pass_share"] >= 0.8
+
+
+def test_a_pilot_round_gives_the_design_effect(data):  # noqa: F811
+    plan = _plan("--expected", "0.85", "--pilot-round", "R")
+    assert plan["pilot_round"] == "R" and plan["pilot_agreement"] == 0.75
+    assert plan["design_effect"] >= 1.0
+
+
+def test_an_expected_agreement_at_the_threshold_has_no_fixed_size(data):  # noqa: F811
+    plan = _plan("--expected", "0.75", "--threshold", "0.75")
+    assert plan["items_fixed"] is None
+    assert plan["sequential_pass_share"] <= 0.1
+
+
+def test_bad_input_is_named(data):  # noqa: F811
+    with pytest.raises(CommandError, match="strictly between 0 and 1"):
+        _plan("--expected", "1.5")
+    with pytest.raises(CommandError, match="no review round 'nope'"):
+        _plan("--expected", "0.85", "--pilot-round", "nope")
