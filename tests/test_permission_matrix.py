@@ -83,6 +83,7 @@ EXPECTED: dict[str, frozenset[str]] = {
     "rubric-history": RUBRIC_READERS,
     "rubric-restore": RUBRIC_AUTHORS,
     "audit-log": MANAGERS,
+    "audit-export": MANAGERS,
     # annotation: blind review, expert side
     "review-my-work": ANNOTATORS,
     "review-next": ASSIGNEE,
@@ -97,6 +98,7 @@ EXPECTED: dict[str, frozenset[str]] = {
     "review-consensus": CONSENSUS,
     "review-piece-rate": MANAGERS,
     "review-round-action": MANAGERS,
+    "review-round-close": MANAGERS,
     "review-adjudication": ADJUDICATORS,
     "review-adjudicate": ADJUDICATORS,
     "review-references": MANAGERS,
@@ -233,6 +235,7 @@ WRITES: dict[tuple[str, str], frozenset[str]] = {
     ("judge-run-new", "POST"): MANAGERS,
     ("judge-config-new", "POST"): MANAGERS,
     ("judge-config-edit", "POST"): MANAGERS,
+    ("review-round-close", "POST"): MANAGERS,
 }
 
 # Statuses other than 200 that an allowed persona may get, and why (200 is always fine).
@@ -254,6 +257,7 @@ NOT_200: dict[str, tuple[set[int], str]] = {
     "review-flag": ({302}, "back to the annotation page with a message"),
     "review-round-action": ({302}, "'open' on an open round, then back to the round page"),
     "review-guidelines": ({302}, "POST: saved, back to the round pages"),
+    "review-round-close": ({400}, "POST without the confirmation box: the page again"),
     "review-adjudicate": ({302}, "POST: an empty decision, back with a message"),
     "people-invite": ({400}, "no role chosen: the form with errors"),
     "people-invite-revoke": ({302}, "back to the people page with a message"),

@@ -1,0 +1,53 @@
+"""What a review round still has under way: shown before a coordinator closes it."""
+
+from dataclasses import dataclass
+
+from django.db.models import Count, Q
+
+from annotation.models import Assignment, ReviewItem, ReviewRound
+
+
+@dataclass(frozen=True)
+class OpenAssignment:
+    code: str
+    expert: str
+    started: object
+
+
+@dataclass(frozen=True)
+class RoundWork:
+    started: list[OpenAssignment]  # begun by an expert, not submitted
+    unstarted: int  # handed out, never opened
+    short_items: int  # items with fewer submitted ratings than the round asks for
+    missing_ratings: int  # ratings those items still lack
+
+    @property
+    def anything(self) -> bool:
+        return bool(self.started or self.unstarted or self.short_items)
+
+
+def round_work_in_progress(*, round_: ReviewRound) -> RoundWork:
+    open_work = Assignment.objects.filter(
+        item__round=round_,
+        status__in=[Assignment.Status.ASSIGNED, Assignment.Status.IN_PROGRESS],
+    )
+    started = [
+        OpenAssignment(code=a.item.code, expert=a.expert.get_username(), started=a.started)
+        for a in open_work.filter(started__isnull=False)
+        .select_related("item", "expert")
+        .order_by("started", "pk")
+    ]
+    submitted = ReviewItem.objects.filter(round=round_).annotate(
+        done=Count("assignments", filter=Q(assignments__status=Assignment.Status.SUBMITTED))
+    )
+    short = [
+        round_.raters_per_item - done
+        for done in submitted.values_list("done", flat=True)
+        if done < round_.raters_per_item
+    ]
+    return RoundWork(
+        started=started,
+        unstarted=open_work.filter(started__isnull=True).count(),
+        short_items=len(short),
+        missing_ratings=sum(short),
+    )
