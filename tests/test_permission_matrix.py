@@ -110,6 +110,8 @@ EXPECTED: dict[str, frozenset[str]] = {
     "people-person": MANAGERS,
     "people-reset-link": MANAGERS,
     "people-round-rate": MANAGERS,
+    "people-pool-add": MANAGERS,
+    "people-pool-remove": MANAGERS,
     "people-join": PUBLIC,
     "people-reset": PUBLIC,
     # annotation: imports
@@ -264,6 +266,8 @@ NOT_200: dict[str, tuple[set[int], str]] = {
     "people-person": ({302}, "POST: an empty form (no roles, inactive) is saved"),
     "people-reset-link": ({302}, "the account was deactivated just before: back with a message"),
     "people-round-rate": ({302}, "back to the round page"),
+    "people-pool-add": ({302}, "no expert chosen: back to the round page with a message"),
+    "people-pool-remove": ({302}, "not in the pool: back to the round page with a message"),
     "people-join": ({410}, "a made-up invitation token: the page saying the link is not valid"),
     "people-reset": ({410}, "a made-up reset token: the page saying the link is not valid"),
     "import-benchmark": ({400}, "GET: no file uploaded, the form with errors"),

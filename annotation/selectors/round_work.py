@@ -2,8 +2,10 @@
 
 from dataclasses import dataclass
 
+from django.contrib.auth import get_user_model
 from django.db.models import Count, Q
 
+from accounts.roles import EXPERT, SENIOR_EXPERT
 from annotation.models import Assignment, ReviewItem, ReviewRound
 
 
@@ -51,3 +53,24 @@ def round_work_in_progress(*, round_: ReviewRound) -> RoundWork:
         short_items=len(short),
         missing_ratings=sum(short),
     )
+
+
+def pool_candidates(*, round_: ReviewRound) -> list:
+    """Active experts who could join the round's pool."""
+    return list(
+        get_user_model()
+        .objects.filter(is_active=True, groups__name__in=[EXPERT, SENIOR_EXPERT])
+        .exclude(review_rounds=round_)
+        .distinct()
+        .order_by("username")
+    )
+
+
+def pool_removable(*, round_: ReviewRound) -> list:
+    """Experts of the pool with no started or submitted work in the round."""
+    worked = (
+        Assignment.objects.filter(item__round=round_)
+        .exclude(status=Assignment.Status.ASSIGNED, started__isnull=True)
+        .values("expert")
+    )
+    return list(round_.experts.exclude(pk__in=worked).order_by("username"))

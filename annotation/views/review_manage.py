@@ -25,7 +25,11 @@ from annotation.models import (
 from annotation.selectors.rater_pseudonyms import round_rater_pseudonyms
 from annotation.selectors.review import item_criteria, item_get_for_adjudicator, round_consensus
 from annotation.selectors.review_dashboard import adjudication_queue, round_dashboard
-from annotation.selectors.round_work import round_work_in_progress
+from annotation.selectors.round_work import (
+    pool_candidates,
+    pool_removable,
+    round_work_in_progress,
+)
 from annotation.services.review_adjudication import Decision, item_adjudicate
 from annotation.services.review_assignment import AssignmentRefused, assignment_reassign
 from annotation.services.review_rounds import (
@@ -109,6 +113,8 @@ def round_detail(request: HttpRequest, round_id: int) -> HttpResponse:
             "items": items,
             "unstarted": unstarted,
             "experts": round_.experts.order_by("username"),
+            "candidates": pool_candidates(round_=round_),
+            "removable": pool_removable(round_=round_),
         },
     )
 
