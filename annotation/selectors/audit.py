@@ -63,8 +63,8 @@ def audit_filter_parse(params: Mapping) -> tuple[AuditFilter, list[str]]:
     benchmark = Benchmark.objects.filter(slug=slug).first() if slug else None
     if slug and benchmark is None:
         errors.append(_("There is no benchmark “%(value)s”.") % {"value": slug})
-    since = _date(params, "since", _("from"), errors)
-    until = _date(params, "until", _("to"), errors)
+    since = _date(params, "since", _("From"), errors)
+    until = _date(params, "until", _("To"), errors)
     if since and until and since > until:
         errors.append(_("The start date is after the end date."))
         since = until = None
