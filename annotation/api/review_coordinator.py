@@ -239,7 +239,10 @@ class RoundStatus(APIView):
                 "ratings_missing": work.missing_ratings,
             }
             return ApiResponse(RoundWorkOutput(payload).data, status=status.HTTP_409_CONFLICT)
-        round_set_status(round_=round_, status=wanted, user=request.user)
+        try:
+            round_set_status(round_=round_, status=wanted, user=request.user)
+        except RoundInvalid as exc:
+            return _detail(str(exc))
         return ApiResponse(ManagedRoundOutput(get_object_or_404(_rounds(), pk=round_id)).data)
 
 

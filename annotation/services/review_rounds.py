@@ -175,6 +175,8 @@ def round_set_status(*, round_: ReviewRound, status: str, user=None) -> AuditEve
         locked = ReviewRound.objects.select_for_update().get(pk=round_.pk)
         if locked.status == status:
             return None
+        if locked.status == Status.CLOSED and status == Status.PAUSED:
+            raise RoundInvalid(_("A closed round is reopened, not paused."))
         work = round_work_in_progress(round_=locked)
         ReviewRound.objects.filter(pk=locked.pk).update(status=status)
         action = _status_action(locked.status, status)

@@ -142,6 +142,9 @@ def test_the_api_closes_only_with_confirmation(review_round, experts, coordinato
     assert ReviewRound.objects.get(pk=review_round.pk).status == "open"
     closed = client.post(url, {"status": "closed", "confirm": True}, format="json")
     assert closed.status_code == 200 and closed.json()["status"] == "closed"
+    paused = client.post(url, {"status": "paused"}, format="json")
+    assert paused.status_code == 400
+    assert paused.json()["detail"] == "A closed round is reopened, not paused."
     reopened = client.post(url, {"status": "open"}, format="json")
     assert reopened.json()["status"] == "open"
     actions = list(
