@@ -1,6 +1,7 @@
 from django.urls import path
 
 from annotation.views import (
+    audit,
     benchmarks,
     imports,
     review_expert,
@@ -36,7 +37,8 @@ urlpatterns = [
         rubric_history.rubric_restore,
         name="rubric-restore",
     ),
-    path("audit/", rubric_overview.audit_log, name="audit-log"),
+    path("audit/", audit.audit_log, name="audit-log"),
+    path("audit/export.<str:fmt>", audit.audit_export, name="audit-export"),
     path("review/", review_expert.my_work, name="review-my-work"),
     path("review/rounds/<int:round_id>/next/", review_expert.next_item, name="review-next"),
     path("review/work/<int:assignment_id>/", review_expert.annotate, name="review-annotate"),
@@ -59,6 +61,11 @@ urlpatterns = [
         "review/manage/rounds/<int:round_id>/piece-rate.csv",
         review_manage.piece_rate_csv,
         name="review-piece-rate",
+    ),
+    path(
+        "review/manage/rounds/<int:round_id>/close/",
+        review_manage.round_close,
+        name="review-round-close",
     ),
     path(
         "review/manage/rounds/<int:round_id>/<str:action>/",

@@ -315,9 +315,11 @@ class RunControl(APIView):
     permission_classes = [HasPermission]
     required_permission = RUN
     actions = {
-        "pause": lambda run: judge_run_pause(run=run),
-        "resume": lambda run: judge_run_resume(run=run, dispatch=dispatch_and_watch),
-        "cancel": lambda run: judge_run_cancel(run=run),
+        "pause": lambda run, user: judge_run_pause(run=run, user=user),
+        "resume": lambda run, user: judge_run_resume(
+            run=run, dispatch=dispatch_and_watch, user=user
+        ),
+        "cancel": lambda run, user: judge_run_cancel(run=run, user=user),
     }
 
     @extend_schema(request=None, responses=RunOutput, operation_id="judge_runs_control")
@@ -326,7 +328,7 @@ class RunControl(APIView):
         if action not in self.actions:
             return ApiResponse({"detail": "unknown action"}, status=status.HTTP_404_NOT_FOUND)
         try:
-            self.actions[action](run)
+            self.actions[action](run, request.user)
         except WorkersUnreachable as exc:
             return ApiResponse({"detail": str(exc)}, status=status.HTTP_503_SERVICE_UNAVAILABLE)
         run.refresh_from_db()

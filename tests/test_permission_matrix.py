@@ -83,6 +83,7 @@ EXPECTED: dict[str, frozenset[str]] = {
     "rubric-history": RUBRIC_READERS,
     "rubric-restore": RUBRIC_AUTHORS,
     "audit-log": MANAGERS,
+    "audit-export": MANAGERS,
     # annotation: blind review, expert side
     "review-my-work": ANNOTATORS,
     "review-next": ASSIGNEE,
@@ -97,6 +98,7 @@ EXPECTED: dict[str, frozenset[str]] = {
     "review-consensus": CONSENSUS,
     "review-piece-rate": MANAGERS,
     "review-round-action": MANAGERS,
+    "review-round-close": MANAGERS,
     "review-adjudication": ADJUDICATORS,
     "review-adjudicate": ADJUDICATORS,
     "review-references": MANAGERS,
@@ -108,6 +110,8 @@ EXPECTED: dict[str, frozenset[str]] = {
     "people-person": MANAGERS,
     "people-reset-link": MANAGERS,
     "people-round-rate": MANAGERS,
+    "people-pool-add": MANAGERS,
+    "people-pool-remove": MANAGERS,
     "people-join": PUBLIC,
     "people-reset": PUBLIC,
     # annotation: imports
@@ -235,6 +239,7 @@ WRITES: dict[tuple[str, str], frozenset[str]] = {
     ("judge-run-new", "POST"): MANAGERS,
     ("judge-config-new", "POST"): MANAGERS,
     ("judge-config-edit", "POST"): MANAGERS,
+    ("review-round-close", "POST"): MANAGERS,
 }
 
 # Statuses other than 200 that an allowed persona may get, and why (200 is always fine).
@@ -257,12 +262,15 @@ NOT_200: dict[str, tuple[set[int], str]] = {
     "review-flag": ({302}, "back to the annotation page with a message"),
     "review-round-action": ({302}, "'open' on an open round, then back to the round page"),
     "review-guidelines": ({302}, "POST: saved, back to the round pages"),
+    "review-round-close": ({400}, "POST without the confirmation box: the page again"),
     "review-adjudicate": ({302}, "POST: an empty decision, back with a message"),
     "people-invite": ({400}, "no role chosen: the form with errors"),
     "people-invite-revoke": ({302}, "back to the people page with a message"),
     "people-person": ({302}, "POST: an empty form (no roles, inactive) is saved"),
     "people-reset-link": ({302}, "the account was deactivated just before: back with a message"),
     "people-round-rate": ({302}, "back to the round page"),
+    "people-pool-add": ({302}, "no expert chosen: back to the round page with a message"),
+    "people-pool-remove": ({302}, "not in the pool: back to the round page with a message"),
     "people-join": ({410}, "a made-up invitation token: the page saying the link is not valid"),
     "people-reset": ({410}, "a made-up reset token: the page saying the link is not valid"),
     "import-benchmark": ({400}, "GET: no file uploaded, the form with errors"),

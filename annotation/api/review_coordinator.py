@@ -28,6 +28,7 @@ from annotation.api.review_coordinator_serializers import (
     RoundExtendInput,
     RoundExtendOutput,
     RoundStatusInput,
+    RoundWorkOutput,
 )
 from annotation.consensus import NO_VOTES
 from annotation.models import (
@@ -40,6 +41,7 @@ from annotation.models import (
     System,
 )
 from annotation.selectors.review import item_get_for_adjudicator, round_consensus
+from annotation.selectors.round_work import round_work_in_progress
 from annotation.services.review_adjudication import Decision, item_adjudicate
 from annotation.services.review_assignment import AssignmentRefused, assignment_reassign
 from annotation.services.review_rounds import (
@@ -197,7 +199,9 @@ class RoundExtend(APIView):
         data = RoundExtendInput(data=request.data)
         data.is_valid(raise_exception=True)
         try:
-            added = round_extend(round_=round_, fraction=data.validated_data["fraction"])
+            added = round_extend(
+                round_=round_, fraction=data.validated_data["fraction"], user=request.user
+            )
         except RoundInvalid as exc:
             return _detail(str(exc))
         round_ = get_object_or_404(_rounds(), pk=round_id)
@@ -210,12 +214,35 @@ class RoundStatus(APIView):
     permission_classes = [HasPermission]
     required_permission = MANAGE
 
-    @extend_schema(request=RoundStatusInput, responses=ManagedRoundOutput)
+    @extend_schema(
+        request=RoundStatusInput,
+        responses={
+            200: ManagedRoundOutput,
+            409: OpenApiResponse(
+                RoundWorkOutput, description="closing without confirm: the work it would stop"
+            ),
+        },
+    )
     def post(self, request: Request, round_id: int) -> ApiResponse:
         round_ = get_object_or_404(ReviewRound, pk=round_id)
         data = RoundStatusInput(data=request.data)
         data.is_valid(raise_exception=True)
-        round_set_status(round_=round_, status=data.validated_data["status"])
+        wanted = data.validated_data["status"]
+        closing = wanted == ReviewRound.Status.CLOSED != round_.status
+        if closing and not data.validated_data["confirm"]:
+            work = round_work_in_progress(round_=round_)
+            payload = {
+                "detail": _("Closing stops the work under way; send confirm: true to close."),
+                "started_not_submitted": len(work.started),
+                "unstarted": work.unstarted,
+                "items_short_of_raters": work.short_items,
+                "ratings_missing": work.missing_ratings,
+            }
+            return ApiResponse(RoundWorkOutput(payload).data, status=status.HTTP_409_CONFLICT)
+        try:
+            round_set_status(round_=round_, status=wanted, user=request.user)
+        except RoundInvalid as exc:
+            return _detail(str(exc))
         return ApiResponse(ManagedRoundOutput(get_object_or_404(_rounds(), pk=round_id)).data)
 
 
@@ -235,7 +262,7 @@ class AssignmentReassign(APIView):
         data.is_valid(raise_exception=True)
         try:
             moved = assignment_reassign(
-                assignment=assignment, to_expert=data.validated_data["expert"]
+                assignment=assignment, to_expert=data.validated_data["expert"], user=request.user
             )
         except AssignmentRefused as exc:
             return _detail(str(exc), status.HTTP_409_CONFLICT)

@@ -189,6 +189,18 @@ class RoundExtendInput(serializers.Serializer):
 
 class RoundStatusInput(serializers.Serializer):
     status = serializers.ChoiceField(choices=ReviewRound.Status.choices)
+    confirm = serializers.BooleanField(
+        default=False,
+        help_text="required to close: closing stops the work under way (see the 409 answer)",
+    )
+
+
+class RoundWorkOutput(serializers.Serializer):
+    detail = serializers.CharField()
+    started_not_submitted = serializers.IntegerField()
+    unstarted = serializers.IntegerField()
+    items_short_of_raters = serializers.IntegerField()
+    ratings_missing = serializers.IntegerField()
 
 
 class ReassignInput(serializers.Serializer):

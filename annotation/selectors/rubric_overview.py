@@ -5,7 +5,7 @@ from dataclasses import dataclass
 
 from django.db.models import Count, Q, QuerySet
 
-from annotation.models import Ability, AuditEvent, Benchmark, Case, Criterion, RubricVersion
+from annotation.models import Ability, Benchmark, Case, Criterion, RubricVersion
 from annotation.selectors.rubrics import latest_version_id_subquery
 
 EXPORT_CHUNK = 500
@@ -76,11 +76,6 @@ def criteria_search(*, benchmark: Benchmark, text: str, limit: int = 200) -> lis
         .select_related("ability", "rubric_version__case")
         .order_by("rubric_version__case__position", "position")[:limit]
     )
-
-
-def audit_events(*, benchmark: Benchmark | None = None) -> QuerySet[AuditEvent]:
-    events = AuditEvent.objects.select_related("actor", "benchmark", "case", "version")
-    return events.filter(benchmark=benchmark) if benchmark else events
 
 
 def rubrics_export_lines(*, benchmark: Benchmark) -> Iterator[str]:

@@ -22,6 +22,7 @@ from accounts.models import Invitation
 from accounts.roles import COORDINATOR, ROLES
 from annotation.models import AuditEvent, ExpertProfile, ReviewRound
 from annotation.services.audit import audit_record
+from annotation.services.round_pool import assignments_release
 
 Action = AuditEvent.Action
 MAX_SPECIALITIES = 20
@@ -115,9 +116,16 @@ def person_invite_revoke(*, actor, invitation: Invitation) -> bool:
     return revoked
 
 
-def person_update(*, actor, user, change: PersonChange) -> list[str]:
-    """Apply the roles, specialities, activation and own rate; returns the audit actions
-    written (one per kind of change)."""
+@dataclass(frozen=True)
+class PersonUpdated:
+    actions: list[str]  # the audit actions written, one per kind of change
+    released: int  # unopened items given back to their rounds (on deactivation)
+
+
+def person_update(*, actor, user, change: PersonChange) -> PersonUpdated:
+    """Apply the roles, specialities, activation and own rate. Deactivating gives the
+    person's unopened items back to their rounds, so the work does not wait for someone
+    who cannot sign in."""
     _guard_target(user)
     roles = [role for role in ROLES if role in change.roles]
     if user.pk == actor.pk and not change.is_active:
@@ -127,6 +135,7 @@ def person_update(*, actor, user, change: PersonChange) -> list[str]:
     if change.rate is not None and change.rate < 0:
         raise PeopleRefused(_("A piece rate cannot be negative."))
     written = []
+    released = 0
     with transaction.atomic():
         before_roles = sorted(user.groups.values_list("name", flat=True), key=_role_order)
         if before_roles != roles:
@@ -139,6 +148,12 @@ def person_update(*, actor, user, change: PersonChange) -> list[str]:
             user.save(update_fields=["is_active"])
             action = Action.ACTIVATED if change.is_active else Action.DEACTIVATED
             written.append(_audit(actor, action, user, {}))
+            if not change.is_active:
+                released = assignments_release(expert=user)
+                if released:
+                    written.append(
+                        _audit(actor, Action.ASSIGNMENTS_RELEASED, user, {"released": released})
+                    )
         profile = ExpertProfile.objects.filter(user=user).first()
         before_specialities = profile.specialities if profile else []
         before_rate = profile.rate_per_item if profile else None
@@ -165,7 +180,7 @@ def person_update(*, actor, user, change: PersonChange) -> list[str]:
                     {"from": _money(before_rate), "to": _money(change.rate)},
                 )
             )
-    return written
+    return PersonUpdated(actions=written, released=released)
 
 
 def round_rate_set(*, actor, round_: ReviewRound, rate: Decimal | None) -> bool:

@@ -19,7 +19,15 @@ from django.db.models import (
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from annotation.models import Assignment, ExpertProfile, ReviewItem, ReviewRound, VotesSeen
+from annotation.models import (
+    Assignment,
+    AuditEvent,
+    ExpertProfile,
+    ReviewItem,
+    ReviewRound,
+    VotesSeen,
+)
+from annotation.services.audit import audit_record
 
 OPEN_WORK = [Assignment.Status.ASSIGNED, Assignment.Status.IN_PROGRESS]
 
@@ -215,7 +223,7 @@ def _stranded_items(round_: ReviewRound, expert, share: int) -> list[int]:
     return stranded
 
 
-def assignment_reassign(*, assignment: Assignment, to_expert) -> Assignment:
+def assignment_reassign(*, assignment: Assignment, to_expert, user=None) -> Assignment:
     """Move an item nobody has started to another expert of the round."""
     with transaction.atomic():
         locked = Assignment.objects.select_for_update().get(pk=assignment.pk)
@@ -230,8 +238,20 @@ def assignment_reassign(*, assignment: Assignment, to_expert) -> Assignment:
             raise AssignmentRefused(
                 _("That expert has adjudicated items of this round, so they do not rate in it.")
             )
+        from_expert = locked.expert.get_username()
         locked.expert = to_expert
         # The new expert's active time counts from now, not from the first hand-out.
         locked.active_until = timezone.now()
         locked.save(update_fields=["expert", "active_until"])
+        audit_record(
+            actor=user,
+            action=AuditEvent.Action.ASSIGNMENT_MOVED,
+            benchmark=round_.benchmark,
+            details={
+                "round": round_.name,
+                "item": locked.item.code,
+                "from": from_expert,
+                "to": to_expert.get_username(),
+            },
+        )
     return locked

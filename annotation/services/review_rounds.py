@@ -7,6 +7,7 @@ from django.db import transaction
 from django.utils.translation import gettext as _
 
 from annotation.models import (
+    AuditEvent,
     Benchmark,
     Guideline,
     Response,
@@ -15,8 +16,13 @@ from annotation.models import (
     System,
 )
 from annotation.review_sampling import Unit, hand_out_order, stratified_sample
+from annotation.selectors.round_work import round_work_in_progress
 from annotation.selectors.rubrics import latest_version_id_subquery
+from annotation.services.audit import audit_record
 from annotation.services.rater_pseudonyms import rater_pseudonyms_assign
+
+Action = AuditEvent.Action
+Status = ReviewRound.Status
 
 
 class RoundInvalid(Exception):
@@ -117,21 +123,73 @@ def round_open(
         rater_pseudonyms_assign(
             benchmark_id=benchmark.pk, user_ids=[expert.pk for expert in experts]
         )
+        audit_record(
+            actor=user,
+            action=Action.ROUND_OPENED,
+            benchmark=benchmark,
+            details={
+                "round": round_.name,
+                "items": round_.items.count(),
+                "experts": sorted(expert.get_username() for expert in experts),
+                "fraction": fraction,
+                "seed": seed,
+                "raters_per_item": raters_per_item,
+            },
+        )
     return round_
 
 
-def round_extend(*, round_: ReviewRound, fraction: float) -> int:
+def round_extend(*, round_: ReviewRound, fraction: float, user=None) -> int:
     """Grow the sample to `fraction` of the responses, keeping every item already there."""
     if fraction <= round_.fraction:
         raise RoundInvalid(_("Extend to a larger fraction than the round has now."))
+    if round_.status == Status.CLOSED:
+        raise RoundInvalid(_("Reopen the round before extending it."))
     with transaction.atomic():
         added = _add_items(round_, fraction=fraction, seed=round_.seed + 1)
         ReviewRound.objects.filter(pk=round_.pk).update(fraction=fraction)
+        audit_record(
+            actor=user,
+            action=Action.ROUND_EXTENDED,
+            benchmark=round_.benchmark,
+            details={"round": round_.name, "from": round_.fraction, "to": fraction, "added": added},
+        )
     return added
 
 
-def round_set_status(*, round_: ReviewRound, status: str) -> None:
-    ReviewRound.objects.filter(pk=round_.pk).update(status=status)
+def _status_action(before: str, after: str) -> AuditEvent.Action:
+    if after == Status.CLOSED:
+        return Action.ROUND_CLOSED
+    if after == Status.PAUSED:
+        return Action.ROUND_PAUSED
+    return Action.ROUND_REOPENED if before == Status.CLOSED else Action.ROUND_RESUMED
+
+
+def round_set_status(*, round_: ReviewRound, status: str, user=None) -> AuditEvent.Action | None:
+    """Open, pause, close or reopen the round; None when it already had that status.
+
+    Closing stops the work under way (started items can no longer be submitted, nothing
+    more is handed out): the audit event keeps what was stopped. Reopening hands out the
+    items still short of raters again and lets started items be submitted."""
+    with transaction.atomic():
+        locked = ReviewRound.objects.select_for_update().get(pk=round_.pk)
+        if locked.status == status:
+            return None
+        if locked.status == Status.CLOSED and status == Status.PAUSED:
+            raise RoundInvalid(_("A closed round is reopened, not paused."))
+        work = round_work_in_progress(round_=locked)
+        ReviewRound.objects.filter(pk=locked.pk).update(status=status)
+        action = _status_action(locked.status, status)
+        details = {"round": locked.name, "from": locked.status, "to": status}
+        if action in (Action.ROUND_CLOSED, Action.ROUND_REOPENED):
+            details |= {
+                "started_not_submitted": len(work.started),
+                "unstarted": work.unstarted,
+                "items_short_of_raters": work.short_items,
+            }
+        audit_record(actor=user, action=action, benchmark=locked.benchmark, details=details)
+    round_.status = status
+    return action
 
 
 def guideline_save(*, benchmark: Benchmark, text: str, user) -> Guideline:

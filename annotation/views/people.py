@@ -13,6 +13,7 @@ from django.urls import reverse
 from django.utils.encoding import force_str
 from django.utils.http import urlsafe_base64_decode
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST
 
@@ -39,6 +40,12 @@ from annotation.services.people import (
     reset_link_create,
     round_rate_set,
     specialities_parse,
+)
+from annotation.services.round_pool import (
+    PoolRefused,
+    pool_add,
+    pool_remove,
+    unstarted_assignments,
 )
 
 MANAGE_PEOPLE = "accounts.manage_people"
@@ -115,6 +122,7 @@ def _person_page(request, person, form, status=200, reset_link=None):
             "form": form,
             "reset_link": reset_link,
             "administrator": person.is_superuser or person.is_staff,
+            "unopened": unstarted_assignments(expert=person).count(),
         },
         status=status,
     )
@@ -135,14 +143,69 @@ def person(request: HttpRequest, user_id: int) -> HttpResponse:
                 is_active=data["is_active"],
                 rate=data["rate"],
             )
-            written = person_update(actor=request.user, user=person_, change=change)
+            updated = person_update(actor=request.user, user=person_, change=change)
         except PeopleRefused as exc:
             form.add_error(None, str(exc))
         else:
-            if written:
+            if updated.actions:
                 messages.success(request, _("Saved."))
+            if updated.released:
+                messages.info(
+                    request,
+                    ngettext(
+                        "%(n)d unopened item went back to its round's pool.",
+                        "%(n)d unopened items went back to their rounds' pools.",
+                        updated.released,
+                    )
+                    % {"n": updated.released},
+                )
             return redirect("people-person", user_id=person_.pk)
     return _person_page(request, person_, form, status=400)
+
+
+@permission_needed(MANAGE_REVIEW)
+@require_POST
+def pool_add_view(request: HttpRequest, round_id: int) -> HttpResponse:
+    round_ = get_object_or_404(ReviewRound.objects.select_related("benchmark"), pk=round_id)
+    expert = get_user_model().objects.filter(pk=_int(request.POST.get("expert"))).first()
+    if expert is None:
+        messages.error(request, _("Choose an expert to add."))
+    else:
+        try:
+            pool_add(round_=round_, expert=expert, actor=request.user)
+        except PoolRefused as exc:
+            messages.error(request, str(exc))
+        else:
+            messages.success(
+                request, _("%(name)s joined the pool.") % {"name": expert.get_username()}
+            )
+    return redirect("review-round", round_id=round_.pk)
+
+
+@permission_needed(MANAGE_REVIEW)
+@require_POST
+def pool_remove_view(request: HttpRequest, round_id: int, user_id: int) -> HttpResponse:
+    round_ = get_object_or_404(ReviewRound.objects.select_related("benchmark"), pk=round_id)
+    expert = get_object_or_404(get_user_model(), pk=user_id)
+    try:
+        released = pool_remove(round_=round_, expert=expert, actor=request.user)
+    except PoolRefused as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.success(
+            request,
+            ngettext(
+                "%(name)s left the pool; %(n)d unopened item went back to it.",
+                "%(name)s left the pool; %(n)d unopened items went back to it.",
+                released,
+            )
+            % {"name": expert.get_username(), "n": released},
+        )
+    return redirect("review-round", round_id=round_.pk)
+
+
+def _int(text) -> int | None:
+    return int(text) if text and str(text).isdigit() else None
 
 
 @never_cache

@@ -13,10 +13,23 @@ from django.views.decorators.http import require_POST
 
 from accounts.access import permission_needed
 from annotation.forms import ReviewRoundForm
-from annotation.models import Assignment, Benchmark, Guideline, ReviewItem, ReviewRound, Vote
+from annotation.models import (
+    Assignment,
+    AuditEvent,
+    Benchmark,
+    Guideline,
+    ReviewItem,
+    ReviewRound,
+    Vote,
+)
 from annotation.selectors.rater_pseudonyms import round_rater_pseudonyms
 from annotation.selectors.review import item_criteria, item_get_for_adjudicator, round_consensus
 from annotation.selectors.review_dashboard import adjudication_queue, round_dashboard
+from annotation.selectors.round_work import (
+    pool_candidates,
+    pool_removable,
+    round_work_in_progress,
+)
 from annotation.services.review_adjudication import Decision, item_adjudicate
 from annotation.services.review_assignment import AssignmentRefused, assignment_reassign
 from annotation.services.review_rounds import (
@@ -100,6 +113,8 @@ def round_detail(request: HttpRequest, round_id: int) -> HttpResponse:
             "items": items,
             "unstarted": unstarted,
             "experts": round_.experts.order_by("username"),
+            "candidates": pool_candidates(round_=round_),
+            "removable": pool_removable(round_=round_),
         },
     )
 
@@ -108,26 +123,58 @@ def round_detail(request: HttpRequest, round_id: int) -> HttpResponse:
 @require_POST
 def round_action(request: HttpRequest, round_id: int, action: str) -> HttpResponse:
     round_ = get_object_or_404(ReviewRound, pk=round_id)
-    statuses = {"pause": "paused", "open": "open", "close": "closed"}
+    statuses = {"pause": "paused", "open": "open", "reopen": "open"}
     try:
         if action in statuses:
-            round_set_status(round_=round_, status=statuses[action])
+            done = round_set_status(round_=round_, status=statuses[action], user=request.user)
+            if done == AuditEvent.Action.ROUND_REOPENED:
+                work = round_work_in_progress(round_=round_)
+                messages.success(
+                    request,
+                    _(
+                        "Round reopened: its %(n)d items short of raters are handed out "
+                        "again, and started items can be submitted."
+                    )
+                    % {"n": work.short_items},
+                )
         elif action == "extend":
             fraction = float(request.POST.get("fraction", "0") or 0)
-            added = round_extend(round_=round_, fraction=fraction)
+            added = round_extend(round_=round_, fraction=fraction, user=request.user)
             messages.success(request, _("%(n)d items added.") % {"n": added})
         elif action == "reassign":
             assignment = get_object_or_404(
                 Assignment, pk=request.POST.get("assignment"), item__round=round_
             )
             expert = get_object_or_404(get_user_model(), pk=request.POST.get("expert"))
-            assignment_reassign(assignment=assignment, to_expert=expert)
+            assignment_reassign(assignment=assignment, to_expert=expert, user=request.user)
             messages.success(request, _("Item reassigned."))
         else:
             raise Http404("Unknown action")
     except (RoundInvalid, AssignmentRefused, ValueError) as exc:
         messages.error(request, str(exc))
     return redirect("review-round", round_id=round_.pk)
+
+
+@permission_needed(MANAGE)
+def round_close(request: HttpRequest, round_id: int) -> HttpResponse:
+    """GET: what closing would stop; POST with `confirm`: close the round."""
+    round_ = get_object_or_404(ReviewRound.objects.select_related("benchmark"), pk=round_id)
+    if round_.status == ReviewRound.Status.CLOSED:
+        messages.info(request, _("This round is already closed."))
+        return redirect("review-round", round_id=round_.pk)
+    error = ""
+    if request.method == "POST":
+        if request.POST.get("confirm") == "yes":
+            round_set_status(round_=round_, status=ReviewRound.Status.CLOSED, user=request.user)
+            messages.success(request, _("Round closed. You can reopen it from this page."))
+            return redirect("review-round", round_id=round_.pk)
+        error = _("Tick the box to confirm that this work stops.")
+    return render(
+        request,
+        "annotation/review/round_close.html",
+        {"round": round_, "work": round_work_in_progress(round_=round_), "error": error},
+        status=400 if error else 200,
+    )
 
 
 @permission_needed(CONSENSUS)

@@ -1,6 +1,5 @@
 import datetime as dt
 
-from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import render
 from django.utils import timezone
@@ -11,7 +10,6 @@ from accounts.access import permission_needed
 from annotation.downloads import jsonl_download
 from annotation.selectors.benchmarks import benchmark_get
 from annotation.selectors.rubric_overview import (
-    audit_events,
     cases_changed_since,
     criteria_counts_by_ability,
     criteria_counts_by_category,
@@ -68,11 +66,3 @@ def rubric_export(request: HttpRequest, slug: str) -> StreamingHttpResponse:
     return jsonl_download(
         rubrics_export_lines(benchmark=benchmark), f"{benchmark.slug}-rubrics.jsonl"
     )
-
-
-@permission_needed("annotation.view_audit")
-def audit_log(request: HttpRequest) -> HttpResponse:
-    slug = request.GET.get("benchmark", "")
-    benchmark = benchmark_get(slug=slug) if slug else None
-    page = Paginator(audit_events(benchmark=benchmark), 50).get_page(request.GET.get("page"))
-    return render(request, "annotation/audit_log.html", {"page": page, "benchmark": benchmark})

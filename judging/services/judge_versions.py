@@ -9,6 +9,8 @@ from decimal import Decimal
 from django.db import transaction
 from django.db.models import Max
 
+from annotation.models import AuditEvent
+from annotation.services.audit import audit_record
 from judging import judge_settings
 from judging.endpoints import EndpointRefused, base_url_check, key_variable_check
 from judging.models import JudgeConfig, JudgeVersion, PromptTemplate
@@ -144,18 +146,46 @@ def judge_config_save(
     new. Raises ConfigInvalid, writing nothing, for a refused key variable or endpoint."""
     _check(settings, calls)
     with transaction.atomic():
+        is_new = config is None
         if config is None:
             config = JudgeConfig.objects.create(name=name, **asdict(calls))
+            changed = []
         else:
+            before = {"name": config.name, **asdict(call_settings_of(config))}
             config.name = name
             for attribute, value in asdict(calls).items():
                 setattr(config, attribute, value)
             config.save()
+            after = {"name": name, **asdict(calls)}
+            changed = sorted(key for key, value in after.items() if before[key] != value)
         version, created = _version_for(config, settings, user=user, note=note)
-        if config.current_version_id != version.pk:
+        switched = config.current_version_id != version.pk
+        if switched:
             config.current_version = version
             config.save(update_fields=["current_version"])
+        if is_new or changed or switched:
+            _audit_config(config, version, user, is_new=is_new, changed=changed, created=created)
     return config, version, created
+
+
+def _audit_config(config, version, user, *, is_new: bool, changed: list, created: bool) -> None:
+    # Names of the changed settings only, never their values: the log is no place to
+    # compare key variables or endpoints.
+    audit_record(
+        actor=user,
+        action=(
+            AuditEvent.Action.JUDGE_CONFIG_CREATED
+            if is_new
+            else AuditEvent.Action.JUDGE_CONFIG_CHANGED
+        ),
+        details={
+            "config": config.name,
+            "current_version": version.number,
+            "new_version": created,
+            "model": version.model,
+            "changed": changed,
+        },
+    )
 
 
 def judge_version_for(

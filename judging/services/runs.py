@@ -7,8 +7,9 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from annotation.models import Benchmark, Response, ReviewItem, ReviewRound, System
+from annotation.models import AuditEvent, Benchmark, Response, ReviewItem, ReviewRound, System
 from annotation.selectors.rubrics import latest_version_id_subquery
+from annotation.services.audit import audit_record
 from config.broker import BrokerUnreachable, broker_check
 from judging.endpoints import EndpointRefused, base_url_check, key_variable_check
 from judging.llm_client import MissingApiKey, api_key
@@ -187,6 +188,7 @@ def judge_run_start(
             batch_size=2000,
         )
         _lanes_and_dispatch(run, version.config, dispatch)
+        _audit_run(run, AuditEvent.Action.RUN_STARTED, user, **_run_started_details(run, round_))
     return run
 
 
@@ -235,32 +237,58 @@ def generation_run_start(
             batch_size=2000,
         )
         _lanes_and_dispatch(run, version.config, dispatch)
+        _audit_run(run, AuditEvent.Action.RUN_STARTED, user, **_run_started_details(run, None))
     return run
 
 
-def judge_run_pause(*, run: JudgeRun) -> None:
-    JudgeRun.objects.filter(pk=run.pk, status=JudgeRun.Status.RUNNING).update(
-        status=JudgeRun.Status.PAUSED
+def _audit_run(run: JudgeRun, action: AuditEvent.Action, user, **details) -> None:
+    audit_record(
+        actor=user, action=action, benchmark=run.benchmark, details={"run": run.pk, **details}
     )
 
 
-def judge_run_resume(*, run: JudgeRun, dispatch: Callable[[JudgeRun], None] | None = None) -> None:
+def _run_started_details(run: JudgeRun, round_: ReviewRound | None) -> dict:
+    version = run.judge_version
+    return {
+        "kind": run.kind,
+        "judge": f"{version.config.name} v{version.number}",
+        "systems": sorted(run.systems.values_list("name", flat=True)),
+        "tasks": run.tasks.count(),
+        "round": round_.name if round_ is not None else None,
+    }
+
+
+def judge_run_pause(*, run: JudgeRun, user=None) -> None:
+    if JudgeRun.objects.filter(pk=run.pk, status=JudgeRun.Status.RUNNING).update(
+        status=JudgeRun.Status.PAUSED
+    ):
+        _audit_run(run, AuditEvent.Action.RUN_PAUSED, user)
+
+
+def judge_run_resume(
+    *, run: JudgeRun, dispatch: Callable[[JudgeRun], None] | None = None, user=None
+) -> None:
     """Raises WorkersUnreachable, leaving the run paused, when the broker does not answer."""
     _workers_reachable(dispatch)
     with transaction.atomic():
         updated = JudgeRun.objects.filter(pk=run.pk, status=JudgeRun.Status.PAUSED).update(
             status=JudgeRun.Status.RUNNING
         )
+        if updated:
+            _audit_run(run, AuditEvent.Action.RUN_RESUMED, user)
         if updated and dispatch is not None:
             transaction.on_commit(lambda: dispatch(run))
 
 
-def judge_run_cancel(*, run: JudgeRun) -> None:
+def judge_run_cancel(*, run: JudgeRun, user=None) -> None:
     """Stop the run: tasks not yet done are cancelled; finished verdicts are kept."""
     with transaction.atomic():
-        JudgeRun.objects.filter(pk=run.pk).exclude(status=JudgeRun.Status.FINISHED).update(
-            status=JudgeRun.Status.CANCELLED, finished=timezone.now()
-        )
+        if (
+            JudgeRun.objects.filter(pk=run.pk)
+            .exclude(status__in=[JudgeRun.Status.FINISHED, JudgeRun.Status.CANCELLED])
+            .update(status=JudgeRun.Status.CANCELLED, finished=timezone.now())
+        ):
+            _audit_run(run, AuditEvent.Action.RUN_CANCELLED, user)
         JudgeTask.objects.filter(
             run=run, status__in=[JudgeTask.Status.PENDING, JudgeTask.Status.RUNNING]
         ).update(status=JudgeTask.Status.CANCELLED, last_error="cancelled", lease_token="")

@@ -90,14 +90,14 @@ def run_detail(request: HttpRequest, run_id: int) -> HttpResponse:
 def run_control(request: HttpRequest, run_id: int, action: str) -> HttpResponse:
     run = _run(run_id)
     if action == "pause":
-        judge_run_pause(run=run)
+        judge_run_pause(run=run, user=request.user)
     elif action == "resume":
         try:
-            judge_run_resume(run=run, dispatch=dispatch_and_watch)
+            judge_run_resume(run=run, dispatch=dispatch_and_watch, user=request.user)
         except RunNotStartable as exc:
             messages.error(request, str(exc))
     elif action == "cancel":
-        judge_run_cancel(run=run)
+        judge_run_cancel(run=run, user=request.user)
     else:
         raise Http404("Unknown action")
     return redirect("judge-run", run_id=run.pk)

@@ -1,7 +1,8 @@
 """Cell values shared by the export tables: plain str/int values, never a guessed 0."""
 
-import re
 from collections.abc import Iterable
+
+from config.spreadsheet import FORMULA_START, spreadsheet_text
 
 # Rows per fetch of the streamed exports.
 CHUNK_SIZE = 500
@@ -39,23 +40,6 @@ def _csv_text(value) -> str:
 # field quoted for a comma, a double quote, "\n" or "\r". csv.writer itself (Python 3.11)
 # leaves a lone "\r" unquoted when lines end in "\n", and readers (the csv module, pandas,
 # spreadsheets) then split the field, and its row, in two.
-
-
-# Spreadsheets (Excel, LibreOffice, Google Sheets, WPS) run a cell that begins with one of
-# these as a formula; a tab or carriage return in front is skipped before they look.
-FORMULA_START = frozenset("=+-@\t\r")
-# A number written as text ("-4", "+1.5", "-2e3"): a spreadsheet reads it as that number,
-# never as a formula, so it stays as it is.
-_PLAIN_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
-
-
-def spreadsheet_text(value: str) -> str:
-    """A text cell as the spreadsheet-safe CSV writes it: one that a spreadsheet would run
-    as a formula gets an apostrophe in front (shown as text, never run); anything else,
-    plain numbers included, is left as it is."""
-    if value[:1] in FORMULA_START and _PLAIN_NUMBER.fullmatch(value) is None:
-        return "'" + value
-    return value
 
 
 def spreadsheet_cells(values: Iterable) -> list:

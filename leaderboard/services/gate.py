@@ -6,6 +6,8 @@ from dataclasses import dataclass
 from django.db import transaction
 from django.utils.translation import gettext as _
 
+from annotation.models import AuditEvent
+from annotation.services.audit import audit_record
 from judging.models import JudgeRun
 from leaderboard.gate_policy import Decision
 from leaderboard.models import GateEvaluation, LeaderboardSnapshot
@@ -102,6 +104,19 @@ def _evaluation_create(evidence: Evidence, user) -> GateEvaluation:
         evaluated_by=user if getattr(user, "is_authenticated", False) else None,
     )
     evaluation.runs.set([run.pk for run in evidence.runs])
+    audit_record(
+        actor=user,
+        action=AuditEvent.Action.GATE_EVALUATED,
+        benchmark=evidence.benchmark,
+        details={
+            "evaluation": evaluation.pk,
+            "round": evidence.round.name,
+            "run": run.pk,
+            "judge": f"{run.judge_version.config.name} v{run.judge_version.number}",
+            "passed": evaluation.passed,
+            "units": evaluation.units,
+        },
+    )
     return evaluation
 
 
@@ -124,4 +139,15 @@ def leaderboard_publish(*, board: BoardRuns, profile: str, user) -> LeaderboardS
             published_by=user,
         )
         snapshot.runs.set(board.run_ids)
+        audit_record(
+            actor=user,
+            action=AuditEvent.Action.LEADERBOARD_PUBLISHED,
+            benchmark=board.benchmark,
+            details={
+                "snapshot": snapshot.pk,
+                "profile": profile,
+                "gate_evaluation": evaluation.pk if evaluation else None,
+                "runs": sorted(board.run_ids),
+            },
+        )
     return snapshot

@@ -120,6 +120,7 @@ def main_pages(site: Site) -> list[tuple[str, str | None, str]]:
         ("review round", "coordinator", reverse("review-round", args=[site.round_.pk])),
         ("new review round", "coordinator", reverse("review-round-new")),
         ("consensus", "coordinator", reverse("review-consensus", args=[site.round_.pk])),
+        ("close round", "coordinator", reverse("review-round-close", args=[site.round_.pk])),
         ("guidelines", "coordinator", reverse("review-guidelines", args=["demo"])),
         ("adjudication", "senior", reverse("review-adjudication")),
         ("my work", "expert", reverse("review-my-work")),

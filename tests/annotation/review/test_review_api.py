@@ -349,7 +349,8 @@ def test_a_coordinator_extends_pauses_and_closes(review_round, experts, coordina
         api(experts[0]).post(reverse("api-review-next", args=[review_round.pk])).status_code == 409
     )
     assert client.post(status_url, {"status": "gone"}, format="json").status_code == 400
-    client.post(status_url, {"status": "closed"}, format="json")
+    assert client.post(status_url, {"status": "closed"}, format="json").status_code == 409
+    client.post(status_url, {"status": "closed", "confirm": True}, format="json")
     review_round.refresh_from_db()
     assert review_round.status == "closed"
     assert api(experts[0]).get(reverse("api-review-rounds")).json() == []

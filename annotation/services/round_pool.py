@@ -1,0 +1,89 @@
+"""Who rates in a round: adding experts to a round's pool, removing them, and giving back
+the items an expert was handed but never opened (when they leave or are deactivated)."""
+
+from django.db import transaction
+from django.db.models import F
+from django.utils.translation import gettext as _
+
+from accounts.roles import EXPERT, SENIOR_EXPERT
+from annotation.models import Assignment, AuditEvent, ReviewItem, ReviewRound
+from annotation.services.audit import audit_record
+from annotation.services.rater_pseudonyms import rater_pseudonyms_assign
+
+Action = AuditEvent.Action
+
+
+class PoolRefused(Exception):
+    pass
+
+
+def unstarted_assignments(*, expert, round_: ReviewRound | None = None):
+    """Items handed to the expert that they never opened: nothing of theirs is lost if
+    they go back to the pool."""
+    found = Assignment.objects.filter(
+        expert=expert, status=Assignment.Status.ASSIGNED, started__isnull=True
+    )
+    return found.filter(item__round=round_) if round_ is not None else found
+
+
+def assignments_release(*, expert, round_: ReviewRound | None = None) -> int:
+    """Give the expert's unopened items back to their rounds: each item is handed out to
+    someone else. Returns how many were released."""
+    released = 0
+    with transaction.atomic():
+        # Locked, and checked again: an item opened meanwhile stays with the expert.
+        for assignment in unstarted_assignments(expert=expert, round_=round_).select_for_update():
+            ReviewItem.objects.filter(pk=assignment.item_id, assigned_count__gt=0).update(
+                assigned_count=F("assigned_count") - 1
+            )
+            assignment.delete()
+            released += 1
+    return released
+
+
+def pool_add(*, round_: ReviewRound, expert, actor) -> None:
+    if round_.status == ReviewRound.Status.CLOSED:
+        raise PoolRefused(_("Reopen the round before changing its pool."))
+    if not expert.is_active:
+        raise PoolRefused(_("%(name)s's account is not active.") % {"name": expert.username})
+    if not expert.groups.filter(name__in=[EXPERT, SENIOR_EXPERT]).exists():
+        raise PoolRefused(_("%(name)s does not annotate.") % {"name": expert.username})
+    if round_.experts.filter(pk=expert.pk).exists():
+        raise PoolRefused(_("%(name)s is already in the pool.") % {"name": expert.username})
+    with transaction.atomic():
+        round_.experts.add(expert)
+        rater_pseudonyms_assign(benchmark_id=round_.benchmark_id, user_ids=[expert.pk])
+        audit_record(
+            actor=actor,
+            action=Action.POOL_EXPERT_ADDED,
+            benchmark=round_.benchmark,
+            details={"round": round_.name, "user": expert.username},
+        )
+
+
+def pool_remove(*, round_: ReviewRound, expert, actor) -> int:
+    """Take the expert out of the pool, releasing their unopened items; refused once they
+    have submitted or started work in the round (it stays theirs). Returns the released
+    count."""
+    if round_.status == ReviewRound.Status.CLOSED:
+        raise PoolRefused(_("Reopen the round before changing its pool."))
+    if not round_.experts.filter(pk=expert.pk).exists():
+        raise PoolRefused(_("%(name)s is not in the pool.") % {"name": expert.username})
+    worked = Assignment.objects.filter(item__round=round_, expert=expert).exclude(
+        status=Assignment.Status.ASSIGNED, started__isnull=True
+    )
+    if worked.exists():
+        raise PoolRefused(
+            _("%(name)s has started or submitted work in this round and stays in the pool.")
+            % {"name": expert.username}
+        )
+    with transaction.atomic():
+        released = assignments_release(expert=expert, round_=round_)
+        round_.experts.remove(expert)
+        audit_record(
+            actor=actor,
+            action=Action.POOL_EXPERT_REMOVED,
+            benchmark=round_.benchmark,
+            details={"round": round_.name, "user": expert.username, "released": released},
+        )
+    return released
