@@ -21,14 +21,14 @@ from judging.services.judge_versions import (
     VersionSettings,
     judge_config_save,
 )
-from judging.services.runs import (
-    RunNotStartable,
-    WorkersUnreachable,
+from judging.services.run_control import (
+    RunNotSteerable,
     judge_run_cancel,
     judge_run_pause,
     judge_run_resume,
-    judge_run_start,
+    judge_run_retry_failed,
 )
+from judging.services.runs import RunNotStartable, WorkersUnreachable, judge_run_start
 from judging.tasks import dispatch_and_watch
 
 VIEW = "judging.view_judgerun"
@@ -312,6 +312,7 @@ class RunControl(APIView):
         "pause": lambda run: judge_run_pause(run=run),
         "resume": lambda run: judge_run_resume(run=run, dispatch=dispatch_and_watch),
         "cancel": lambda run: judge_run_cancel(run=run),
+        "retry-failed": lambda run: judge_run_retry_failed(run=run, dispatch=dispatch_and_watch),
     }
 
     @extend_schema(request=None, responses=RunOutput, operation_id="judge_runs_control")
@@ -323,5 +324,7 @@ class RunControl(APIView):
             self.actions[action](run)
         except WorkersUnreachable as exc:
             return ApiResponse({"detail": str(exc)}, status=status.HTTP_503_SERVICE_UNAVAILABLE)
+        except RunNotSteerable as exc:
+            return ApiResponse({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
         run.refresh_from_db()
         return ApiResponse(RunOutput(run).data)

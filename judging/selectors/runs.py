@@ -5,6 +5,7 @@ from decimal import Decimal
 
 from django.db.models import Count, F, Min, Q, Sum
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 from judging.models import JudgeAttempt, JudgeRun, JudgeTask
 
@@ -157,3 +158,43 @@ def latest_finished_run(*, benchmark, kind: str = JudgeRun.Kind.JUDGE) -> JudgeR
         .select_related("judge_version__config")
         .first()
     )
+
+
+FINISHED_WITH_FAILURES = "finished_with_failures"
+
+
+def run_state(status: str, failed: int) -> str:
+    """What a run's badge says: its status, except that a run that finished with failed
+    tasks is "finished_with_failures", never mistaken for a clean finish."""
+    if status == JudgeRun.Status.FINISHED and failed:
+        return FINISHED_WITH_FAILURES
+    return status
+
+
+def state_label(state: str) -> str:
+    if state == FINISHED_WITH_FAILURES:
+        return str(_("finished with failures"))
+    return str(dict(JudgeRun.Status.choices).get(state, state))
+
+
+def runs_with_counts(*, benchmark=None, limit: int = 100):
+    """The latest runs (of one benchmark, or all) with their task counts, in one query:
+    `total`, `done`, `failed` and `left` (pending or running), and `state` (see run_state)."""
+    S = JudgeTask.Status
+    runs = JudgeRun.objects.select_related("benchmark", "judge_version__config").prefetch_related(
+        "systems"
+    )
+    if benchmark is not None:
+        runs = runs.filter(benchmark=benchmark)
+    runs = list(
+        runs.annotate(
+            total=Count("tasks"),
+            done=Count("tasks", filter=Q(tasks__status=S.DONE)),
+            failed=Count("tasks", filter=Q(tasks__status=S.FAILED)),
+            left=Count("tasks", filter=Q(tasks__status__in=[S.PENDING, S.RUNNING])),
+        )[:limit]
+    )
+    for run in runs:
+        run.state = run_state(run.status, run.failed)
+        run.state_label = state_label(run.state)
+    return runs

@@ -36,6 +36,8 @@ from judging.services.writer import Writer
 
 STATUS_CHECK_SECONDS = 1.0  # how soon a pool notices a pause or a cancel
 SLOT_POLL_SECONDS = 0.1
+# How long an interrupted pool lets the calls in flight finish before it abandons them.
+INTERRUPT_GRACE_SECONDS = 5.0
 
 Work = JudgeTask | Prepared  # a claimed task, prepared for its call when it is a judge task
 
@@ -52,6 +54,7 @@ class _Ready:
         self.lanes = 0  # lanes holding a slot
         self.reported = 0  # lanes that tried to take a slot
         self.retiring = 0  # lanes to stop after their call, their slots handed over
+        self.lane_tokens: list[str] = []  # of the lanes that took a slot
 
     def put_all(self, tasks: list[Work]) -> None:
         with self._changed:
@@ -86,8 +89,10 @@ class _Ready:
             if self._wanted() <= 0:
                 self._changed.wait(timeout)
 
-    def lane_reported(self, holding: bool) -> None:
+    def lane_reported(self, holding: bool, token: str = "") -> None:
         with self._changed:
+            if holding:
+                self.lane_tokens.append(token)
             self.reported += 1
             self.lanes += holding
             self._changed.notify_all()
@@ -140,6 +145,7 @@ def pool_run(
     max_seconds: float | None = None,
     joining: Sequence[tuple[Any, int]] = (),
     wait_for_slots: bool = False,
+    stop: threading.Event | None = None,
 ) -> str:
     """Work on the run with `lanes` lane threads until nothing is left ("finished"), the run
     is paused or cancelled ("stopped"), `max_seconds` pass ("timeout": the caller starts the
@@ -148,7 +154,11 @@ def pool_run(
     `joining` are (event, lanes) of processes starting up to share the work: this pool
     works with all the lanes until a process sets its event, then stops that many lanes
     after their calls, handing their slots over. The lanes of a joining pool
-    (`wait_for_slots`) wait for those slots instead of giving up at once."""
+    (`wait_for_slots`) wait for those slots instead of giving up at once.
+
+    Once `stop` is set ("interrupted") the pool claims nothing more, lets the calls in
+    flight finish for a few seconds and records their outcomes; calls still unanswered
+    then are abandoned, their tasks and slots given back."""
     run = JudgeRun.objects.select_related("judge_version__prompt").get(pk=run_id)
     ready = _Ready()
     writer = Writer()
@@ -169,12 +179,21 @@ def pool_run(
             thread.start()
         ready.wait_for_lanes(lanes)
         if ready.lanes:
-            outcome = _feed(run, ready, writer, token, criteria, max_seconds, list(joining), lanes)
+            outcome = _feed(
+                run, ready, writer, token, criteria, max_seconds, list(joining), lanes, stop
+            )
     finally:
         claims.tasks_release(run_id=run_id, token=token, tasks=_tasks(ready.close()))
+        interrupted = stop is not None and stop.is_set()
+        deadline = time.monotonic() + INTERRUPT_GRACE_SECONDS
         for thread in threads:
-            thread.join()
+            thread.join(timeout=max(0.0, deadline - time.monotonic()) if interrupted else None)
         writer.close()
+        if any(thread.is_alive() for thread in threads):
+            # Abandoned calls: their outcomes, should they come, are no longer written.
+            claims.leases_release(run_id=run_id, token=token)
+            claims.lane_slots_release(run_id=run_id, tokens=list(ready.lane_tokens))
+            outcome = "interrupted"
         if outcome == "finished":
             claims.run_finish_if_complete(run_id=run_id)
         connection.close()
@@ -190,9 +209,12 @@ def _feed(
     max_seconds: float | None,
     joining: list[tuple[Any, int]],
     lanes: int,
+    stop: threading.Event | None,
 ) -> str:
     started = checked = time.monotonic()
     while True:
+        if stop is not None and stop.is_set():
+            return "interrupted"
         for joined in [j for j in joining if j[0].is_set()]:
             joining.remove(joined)
             ready.retire(joined[1])
@@ -256,7 +278,7 @@ def _lane(run: JudgeRun, ready: _Ready, writer: Writer, wait_for_slots: bool) ->
         while wait_for_slots and not holding and not ready.closed and time.monotonic() < deadline:
             time.sleep(SLOT_POLL_SECONDS)
             holding = claims.lane_slot_take(run=run, token=lane.token)
-        ready.lane_reported(holding)
+        ready.lane_reported(holding, lane.token)
         reported = True
         if not holding:
             return

@@ -98,7 +98,7 @@ def attempt_failed(
     result: CallResult | None = None,
 ) -> None:
     max_attempts = int(run.settings_snapshot.get("max_attempts", 5))
-    retry = failure.retryable and task.attempts < max_attempts
+    retry = failure.retryable and task.attempts_counted < max_attempts
     now = timezone.now()
     message = f"attempt {task.attempts}: {failure.message}"
     if retry:
@@ -107,7 +107,7 @@ def attempt_failed(
             "not_before": now
             + timedelta(
                 seconds=backoff_seconds(
-                    task.attempts,
+                    task.attempts_counted,
                     failure.retry_after,
                     float(run.settings_snapshot.get("backoff_seconds", 1.0)),
                 )
@@ -115,7 +115,7 @@ def attempt_failed(
         }
     else:
         if failure.retryable:
-            message += f" (gave up after {task.attempts} attempts)"
+            message += f" (gave up after {task.attempts_counted} attempts)"
         changes = {"status": JudgeTask.Status.FAILED, "finished": now}
     ended = task_still_ours(task).update(
         lease_token="",

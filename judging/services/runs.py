@@ -1,4 +1,5 @@
-"""Starting and steering judge runs. The work itself is done by lanes (execution.py)."""
+"""Starting judge runs (pausing, resuming, cancelling: run_control.py). The work itself is
+done by lanes (execution.py)."""
 
 from collections.abc import Callable, Sequence
 
@@ -77,7 +78,7 @@ def _lanes_and_dispatch(
         transaction.on_commit(lambda: dispatch(run))
 
 
-def _workers_reachable(dispatch: Callable | None) -> None:
+def workers_reachable(dispatch: Callable | None) -> None:
     # Checked before anything is written: a run whose lanes could not be queued would sit
     # "running" with nobody working on it.
     if dispatch is None:
@@ -153,7 +154,7 @@ def judge_run_start(
     if round_ is None and not systems:
         raise RunNotStartable(_("Pick the systems to judge, or a review round."))
     _endpoint_usable(version)
-    _workers_reachable(dispatch)
+    workers_reachable(dispatch)
     responses = (
         _round_tasks(round_, systems) if round_ is not None else _current_tasks(benchmark, systems)
     )
@@ -197,7 +198,7 @@ def generation_run_start(
     if version.prompt is None or version.prompt.kind != PromptTemplate.Kind.GENERATION:
         raise RunNotStartable(_("Pick a configuration whose prompt is a generation prompt."))
     _endpoint_usable(version)
-    _workers_reachable(dispatch)
+    workers_reachable(dispatch)
     system_name = system_name.strip()
     if not system_name:
         raise RunNotStartable(_("Name the system the replies will belong to."))
@@ -227,34 +228,6 @@ def generation_run_start(
         )
         _lanes_and_dispatch(run, version.config, dispatch)
     return run
-
-
-def judge_run_pause(*, run: JudgeRun) -> None:
-    JudgeRun.objects.filter(pk=run.pk, status=JudgeRun.Status.RUNNING).update(
-        status=JudgeRun.Status.PAUSED
-    )
-
-
-def judge_run_resume(*, run: JudgeRun, dispatch: Callable[[JudgeRun], None] | None = None) -> None:
-    """Raises WorkersUnreachable, leaving the run paused, when the broker does not answer."""
-    _workers_reachable(dispatch)
-    with transaction.atomic():
-        updated = JudgeRun.objects.filter(pk=run.pk, status=JudgeRun.Status.PAUSED).update(
-            status=JudgeRun.Status.RUNNING
-        )
-        if updated and dispatch is not None:
-            transaction.on_commit(lambda: dispatch(run))
-
-
-def judge_run_cancel(*, run: JudgeRun) -> None:
-    """Stop the run: tasks not yet done are cancelled; finished verdicts are kept."""
-    with transaction.atomic():
-        JudgeRun.objects.filter(pk=run.pk).exclude(status=JudgeRun.Status.FINISHED).update(
-            status=JudgeRun.Status.CANCELLED, finished=timezone.now()
-        )
-        JudgeTask.objects.filter(
-            run=run, status__in=[JudgeTask.Status.PENDING, JudgeTask.Status.RUNNING]
-        ).update(status=JudgeTask.Status.CANCELLED, last_error="cancelled", lease_token="")
 
 
 def judge_run_revive(*, run: JudgeRun, dispatch: Callable[[JudgeRun, int], None]) -> int:

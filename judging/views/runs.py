@@ -2,6 +2,7 @@ from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from django.views.decorators.http import require_POST
 
 from accounts.access import permission_needed
@@ -10,14 +11,13 @@ from judging.judge_settings import settings_diff
 from judging.models import JudgeConfig, JudgeRun, JudgeVersion
 from judging.selectors.runs import endpoint_trouble, failed_tasks, recent_errors, run_progress
 from judging.services.judge_versions import ConfigInvalid, judge_config_save
-from judging.services.runs import (
-    RunNotStartable,
-    WorkersUnreachable,
+from judging.services.run_control import (
     judge_run_cancel,
     judge_run_pause,
     judge_run_resume,
-    judge_run_start,
+    judge_run_retry_failed,
 )
+from judging.services.runs import RunNotStartable, WorkersUnreachable, judge_run_start
 from judging.tasks import dispatch_and_watch
 
 VIEW = "judging.view_judgerun"
@@ -97,6 +97,21 @@ def run_control(request: HttpRequest, run_id: int, action: str) -> HttpResponse:
             messages.error(request, str(exc))
     elif action == "cancel":
         judge_run_cancel(run=run)
+    elif action == "retry-failed":
+        try:
+            retried = judge_run_retry_failed(run=run, dispatch=dispatch_and_watch)
+        except RunNotStartable as exc:
+            messages.error(request, str(exc))
+        else:
+            messages.success(
+                request,
+                ngettext(
+                    "%(n)d failed response will be judged again.",
+                    "%(n)d failed responses will be judged again.",
+                    retried,
+                )
+                % {"n": retried},
+            )
     else:
         raise Http404("Unknown action")
     return redirect("judge-run", run_id=run.pk)

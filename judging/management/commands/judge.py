@@ -6,10 +6,10 @@ from annotation.models import ReviewRound, System
 from judging.management.commands._runs import (
     add_provider_arguments,
     benchmark_from,
-    execute_and_wait,
     version_from,
     workers_dispatch,
 )
+from judging.management.commands._watch import EXIT_INTERRUPTED, execute_and_wait, summary_text
 from judging.services.runs import RunNotStartable, judge_run_start
 
 
@@ -67,8 +67,6 @@ class Command(BaseCommand):
         if opts["json"]:
             self.stdout.write(json.dumps(summary))
         else:
-            self.stdout.write(
-                f"run {run.pk}: {summary['done']} judged, {summary['failed']} failed, "
-                f"{summary['seconds']} s, {summary['prompt_tokens']} prompt + "
-                f"{summary['completion_tokens']} completion tokens"
-            )
+            self.stdout.write(summary_text(summary, unit="judged"))
+        if summary["status"] == "interrupted":
+            raise SystemExit(EXIT_INTERRUPTED)
