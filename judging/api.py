@@ -14,7 +14,7 @@ from annotation.models import Benchmark, ReviewRound, System
 from judging.endpoints import EndpointRefused, key_variable_check
 from judging.forms import CALL_FIELDS, VERSION_FIELDS
 from judging.models import JudgeConfig, JudgeRun, JudgeVersion, PromptTemplate
-from judging.selectors.runs import run_progress
+from judging.selectors.runs import run_progress, run_state
 from judging.services.judge_versions import (
     CallSettings,
     ConfigInvalid,
@@ -156,6 +156,10 @@ class RunOutput(serializers.ModelSerializer):
     systems = serializers.SlugRelatedField(slug_field="name", many=True, read_only=True)
     prompt = serializers.CharField(source="prompt.__str__", default=None, allow_null=True)
     progress = serializers.SerializerMethodField()
+    state = serializers.SerializerMethodField(
+        help_text="the status, except 'finished_with_failures' for a run that finished with "
+        "failed tasks"
+    )
 
     class Meta:
         model = JudgeRun
@@ -168,12 +172,17 @@ class RunOutput(serializers.ModelSerializer):
             "prompt",
             "source",
             "status",
+            "state",
             "fresh_calls",
             "settings_snapshot",
             "created",
             "finished",
             "progress",
         ]
+
+    def get_state(self, run: JudgeRun) -> str:
+        failed = run.tasks.filter(status="failed").count()
+        return run_state(run.status, failed)
 
     def get_progress(self, run: JudgeRun) -> dict:
         p = run_progress(run=run)

@@ -9,7 +9,15 @@ from accounts.access import permission_needed
 from judging.forms import JudgeConfigForm, JudgeRunForm
 from judging.judge_settings import settings_diff
 from judging.models import JudgeConfig, JudgeRun, JudgeVersion
-from judging.selectors.runs import endpoint_trouble, failed_tasks, recent_errors, run_progress
+from judging.selectors.runs import (
+    endpoint_trouble,
+    failed_tasks,
+    recent_errors,
+    run_progress,
+    run_state,
+    runs_with_counts,
+    state_label,
+)
 from judging.services.judge_versions import ConfigInvalid, judge_config_save
 from judging.services.run_control import (
     judge_run_cancel,
@@ -26,9 +34,7 @@ RUN = "judging.run_judge"
 
 @permission_needed(VIEW)
 def run_list(request: HttpRequest) -> HttpResponse:
-    runs = JudgeRun.objects.select_related("benchmark", "judge_version__config").prefetch_related(
-        "systems"
-    )[:100]
+    runs = runs_with_counts()
     configs = JudgeConfig.objects.select_related("current_version__prompt")
     return render(request, "judging/run_list.html", {"runs": runs, "configs": configs})
 
@@ -72,9 +78,13 @@ def _run(run_id: int) -> JudgeRun:
 @permission_needed(VIEW)
 def run_detail(request: HttpRequest, run_id: int) -> HttpResponse:
     run = _run(run_id)
+    progress = run_progress(run=run)
+    state = run_state(run.status, progress.failed)
     context = {
         "run": run,
-        "progress": run_progress(run=run),
+        "progress": progress,
+        "state": state,
+        "state_label": state_label(state),
         "failed": failed_tasks(run=run),
         "errors": recent_errors(run=run),
         "trouble": endpoint_trouble(run=run),
