@@ -182,7 +182,7 @@ class RunOutput(serializers.ModelSerializer):
 
     def get_state(self, run: JudgeRun) -> str:
         failed = run.tasks.filter(status="failed").count()
-        return run_state(run.status, failed)
+        return run_state(run, failed)
 
     def get_progress(self, run: JudgeRun) -> dict:
         p = run_progress(run=run)

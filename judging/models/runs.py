@@ -46,6 +46,9 @@ class JudgeRun(models.Model):
     )
     created = models.DateTimeField(auto_now_add=True)
     finished = models.DateTimeField(null=True, blank=True)
+    # Set while the run's lanes wait for an endpoint that stopped answering (see
+    # services/outage.py): the run is running, but no call is made except probes.
+    endpoint_down_since = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created", "-pk"]

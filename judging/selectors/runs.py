@@ -161,19 +161,25 @@ def latest_finished_run(*, benchmark, kind: str = JudgeRun.Kind.JUDGE) -> JudgeR
 
 
 FINISHED_WITH_FAILURES = "finished_with_failures"
+WAITING_FOR_ENDPOINT = "waiting_endpoint"
 
 
-def run_state(status: str, failed: int) -> str:
+def run_state(run: JudgeRun, failed: int) -> str:
     """What a run's badge says: its status, except that a run that finished with failed
-    tasks is "finished_with_failures", never mistaken for a clean finish."""
-    if status == JudgeRun.Status.FINISHED and failed:
+    tasks is "finished_with_failures", never mistaken for a clean finish, and a running
+    run whose endpoint is down is "waiting_endpoint"."""
+    if run.status == JudgeRun.Status.FINISHED and failed:
         return FINISHED_WITH_FAILURES
-    return status
+    if run.status == JudgeRun.Status.RUNNING and run.endpoint_down_since is not None:
+        return WAITING_FOR_ENDPOINT
+    return run.status
 
 
 def state_label(state: str) -> str:
     if state == FINISHED_WITH_FAILURES:
         return str(_("finished with failures"))
+    if state == WAITING_FOR_ENDPOINT:
+        return str(_("waiting for the endpoint"))
     return str(dict(JudgeRun.Status.choices).get(state, state))
 
 
@@ -195,6 +201,6 @@ def runs_with_counts(*, benchmark=None, limit: int = 100):
         )[:limit]
     )
     for run in runs:
-        run.state = run_state(run.status, run.failed)
+        run.state = run_state(run, run.failed)
         run.state_label = state_label(run.state)
     return runs

@@ -31,6 +31,7 @@ from judging.services.execution import (
     task_execute,
     task_prepare,
 )
+from judging.services.outage import PROBE, Gate
 from judging.services.outcomes import cached_reuse
 from judging.services.writer import Writer
 
@@ -107,11 +108,16 @@ class _Ready:
         with self._changed:
             self._changed.wait_for(lambda: self.reported >= count or self.lanes > 0)
 
-    def surplus(self) -> list[Work]:
-        """Tasks beyond what the lanes still here want (lanes stopped, their slots handed
-        over): the pool gives them back for the lanes that took the slots."""
+    def queued(self) -> int:
         with self._changed:
-            keep = self.lanes + (self.lanes + 1) // 2
+            return len(self._tasks)
+
+    def surplus(self, keep: int | None = None) -> list[Work]:
+        """Tasks beyond what the lanes still here want (lanes stopped, their slots handed
+        over; or `keep`, while the endpoint is down): the pool gives them back."""
+        with self._changed:
+            if keep is None:
+                keep = self.lanes + (self.lanes + 1) // 2
             extra = []
             while len(self._tasks) > keep:
                 extra.append(self._tasks.pop())
@@ -162,12 +168,13 @@ def pool_run(
     run = JudgeRun.objects.select_related("judge_version__prompt").get(pk=run_id)
     ready = _Ready()
     writer = Writer()
+    gate = Gate(run_id=run_id, lanes=lanes)
     criteria: dict[int, list] = {}
     token = lane_for(run).token  # the pool's: its tasks are leased to it
     threads = [
         threading.Thread(
             target=_lane,
-            args=(run, ready, writer, wait_for_slots),
+            args=(run, ready, writer, gate, wait_for_slots),
             name="judge-lane",
             daemon=True,
         )
@@ -180,7 +187,7 @@ def pool_run(
         ready.wait_for_lanes(lanes)
         if ready.lanes:
             outcome = _feed(
-                run, ready, writer, token, criteria, max_seconds, list(joining), lanes, stop
+                run, ready, writer, token, criteria, max_seconds, list(joining), lanes, stop, gate
             )
     finally:
         claims.tasks_release(run_id=run_id, token=token, tasks=_tasks(ready.close()))
@@ -189,6 +196,7 @@ def pool_run(
         for thread in threads:
             thread.join(timeout=max(0.0, deadline - time.monotonic()) if interrupted else None)
         writer.close()
+        gate.wound_down()
         if any(thread.is_alive() for thread in threads):
             # Abandoned calls: their outcomes, should they come, are no longer written.
             claims.leases_release(run_id=run_id, token=token)
@@ -210,6 +218,7 @@ def _feed(
     joining: list[tuple[Any, int]],
     lanes: int,
     stop: threading.Event | None,
+    gate: Gate,
 ) -> str:
     started = checked = time.monotonic()
     while True:
@@ -231,7 +240,15 @@ def _feed(
                 return "stopped"  # every lane lost its slot
             time.sleep(SLOT_POLL_SECONDS)  # the lanes still wait for slots handed over
             continue
-        wanted = ready.wanted()
+        if gate.closed:
+            # Only the probe calls: one task waits for it, the others go back meanwhile.
+            claims.tasks_release(run_id=run.pk, token=token, tasks=_tasks(ready.surplus(keep=1)))
+            if ready.queued():
+                time.sleep(SLOT_POLL_SECONDS)
+                continue
+            wanted = 1
+        else:
+            wanted = ready.wanted()
         if wanted <= 0:
             ready.wait_for_room(timeout=STATUS_CHECK_SECONDS)
             continue
@@ -268,9 +285,10 @@ def _tasks(work: list[Work]) -> list[JudgeTask]:
     return [_task_of(item) for item in work]
 
 
-def _lane(run: JudgeRun, ready: _Ready, writer: Writer, wait_for_slots: bool) -> None:
+def _lane(run: JudgeRun, ready: _Ready, writer: Writer, gate: Gate, wait_for_slots: bool) -> None:
     lane: Lane = lane_for(run)
     lane.writer = writer
+    lane.gate = gate
     holding = reported = False
     try:
         holding = claims.lane_slot_take(run=run, token=lane.token)
@@ -285,11 +303,14 @@ def _lane(run: JudgeRun, ready: _Ready, writer: Writer, wait_for_slots: bool) ->
         renew_every = claims.lease_seconds(run) / 3
         renewed = time.monotonic()
         while True:
-            work = ready.take(timeout=renew_every)
+            turn = gate.turn(stopping=lambda: ready.closed, timeout=renew_every)
+            work = ready.take(timeout=renew_every) if turn else None
             if time.monotonic() - renewed >= renew_every:
                 renewed = time.monotonic()
                 claims.lane_slot_renew(run=run, token=lane.token)
             if work is None:
+                if turn == PROBE:
+                    gate.probe_unused()
                 if ready.closed or not ready.lane_may_stay():
                     return
                 continue
@@ -308,6 +329,8 @@ def _lane(run: JudgeRun, ready: _Ready, writer: Writer, wait_for_slots: bool) ->
                     # Its lease runs out; the next claim retries it or, with no attempt
                     # left, fails it (see claims.tasks_claim).
                     logger.exception("judge task %s: the failure could not be recorded", task.pk)
+            if turn == PROBE:
+                gate.probe_unused()  # if the probe broke off before its call, another lane may
             if not ready.lane_may_stay():
                 return
     finally:

@@ -96,9 +96,13 @@ def attempt_failed(
     task: JudgeTask,
     failure: CallFailed,
     result: CallResult | None = None,
+    counted: bool = True,
 ) -> None:
+    """`counted` False: the attempt was lost to an endpoint outage (services/outage.py);
+    it is logged, but uses up none of the task's attempts."""
     max_attempts = int(run.settings_snapshot.get("max_attempts", 5))
-    retry = failure.retryable and task.attempts_counted < max_attempts
+    counted = counted or not failure.retryable
+    retry = failure.retryable and (not counted or task.attempts_counted < max_attempts)
     now = timezone.now()
     message = f"attempt {task.attempts}: {failure.message}"
     if retry:
@@ -113,6 +117,8 @@ def attempt_failed(
                 )
             ),
         }
+        if not counted:
+            changes["attempts_spent_before"] = F("attempts_spent_before") + 1
     else:
         if failure.retryable:
             message += f" (gave up after {task.attempts_counted} attempts)"

@@ -79,7 +79,7 @@ def _run(run_id: int) -> JudgeRun:
 def run_detail(request: HttpRequest, run_id: int) -> HttpResponse:
     run = _run(run_id)
     progress = run_progress(run=run)
-    state = run_state(run.status, progress.failed)
+    state = run_state(run, progress.failed)
     context = {
         "run": run,
         "progress": progress,

@@ -130,7 +130,7 @@ class Command(BaseCommand):
     def _show(self, run: JudgeRun, opts) -> None:
         run.refresh_from_db()
         p = run_progress(run=run)
-        state = run_state(run.status, p.failed)
+        state = run_state(run, p.failed)
         info = {
             "id": run.pk,
             "kind": run.kind,

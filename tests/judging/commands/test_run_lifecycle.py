@@ -18,13 +18,14 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def _run_with_failures(judged_benchmark, sim_config, simulator) -> JudgeRun:
-    """A finished run whose every call got HTTP 500: all eight tasks failed."""
-    simulator.configure(rate_500=1.0)
+    """A finished run whose every reply was cut short (invalid JSON): all eight tasks
+    failed. (HTTP 500s for every call would be an outage, which the run waits out.)"""
+    simulator.configure(rate_malformed=1.0)
     benchmark, systems = judged_benchmark
     config = sim_config(name="flaky", max_attempts=1)
     run = judge_run_start(benchmark=benchmark, systems=systems, config=config, fresh_calls=True)
     run_here(run_id=run.pk, lanes=2)
-    simulator.configure(rate_500=0.0)
+    simulator.configure(rate_malformed=0.0)
     run.refresh_from_db()
     assert run.status == "finished" and run.tasks.filter(status="failed").count() == 8
     return run
@@ -85,7 +86,7 @@ def test_retry_failed_gives_the_failed_tasks_a_fresh_budget_and_keeps_their_log(
         .order_by()
         .distinct()
     )
-    assert sorted(outcomes) == [(1, "http_error"), (2, "ok")]
+    assert sorted(outcomes) == [(1, "invalid"), (2, "ok")]
     assert "8 failed tasks will be tried again" in capsys.readouterr().out
 
 
