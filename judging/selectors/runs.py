@@ -222,3 +222,12 @@ def runs_with_counts(*, benchmark=None, limit: int = 100):
         run.state = run_state(run, run.failed)
         run.state_label = state_label(run.state)
     return runs
+
+
+def interrupted_runs_of(*, benchmark, version) -> list[int]:
+    """Ids of the benchmark's interrupted runs of this judge version, newest first."""
+    return list(
+        JudgeRun.objects.filter(
+            benchmark=benchmark, judge_version=version, status=JudgeRun.Status.INTERRUPTED
+        ).values_list("pk", flat=True)
+    )

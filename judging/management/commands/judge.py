@@ -10,6 +10,7 @@ from judging.management.commands._runs import (
     workers_dispatch,
 )
 from judging.management.commands._watch import EXIT_INTERRUPTED, execute_and_wait, summary_text
+from judging.selectors.runs import interrupted_runs_of
 from judging.services.runs import RunNotStartable, judge_run_start
 
 
@@ -50,6 +51,12 @@ class Command(BaseCommand):
         elif not systems:
             raise CommandError("name the systems to judge (--system), or a review round (--round)")
         version = version_from(opts, structured=not opts["plain_json"])
+        for earlier in interrupted_runs_of(benchmark=benchmark, version=version):
+            # A new run starts, as asked; the interrupted one is not forgotten.
+            self.stderr.write(
+                f"note: run {earlier} of this judge on {benchmark.slug} was interrupted; "
+                f"to go on with it instead: python manage.py runs resume {earlier}"
+            )
         try:
             run = judge_run_start(
                 benchmark=benchmark,

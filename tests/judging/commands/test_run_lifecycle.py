@@ -165,3 +165,18 @@ def test_an_interrupted_run_page_says_how_to_resume_it(judged_benchmark, sim_con
     assert f"python manage.py runs resume {run.pk}" in page
     assert reverse("judge-run-control", args=[run.pk, "resume"]) in page
     assert JudgeTask.objects.filter(run=run, status="running").count() == 2
+
+
+def test_judging_again_names_the_interrupted_run_of_the_same_judge(
+    judged_benchmark, simulator, capsys
+):
+    args = ["--benchmark", "hb", "--system", "Alpha", "--system", "Beta"]
+    args += ["--base-url", simulator.base_url, "--model", "concord-sim", "--json"]
+    call_command("judge", *args)
+    first = JudgeRun.objects.get()
+    JudgeRun.objects.filter(pk=first.pk).update(status="interrupted")
+    capsys.readouterr()
+    call_command("judge", *args)
+    err = capsys.readouterr().err
+    assert f"run {first.pk} of this judge on hb was interrupted" in err
+    assert f"python manage.py runs resume {first.pk}" in err
