@@ -14,21 +14,21 @@ from annotation.models import Benchmark, ReviewRound, System
 from judging.endpoints import EndpointRefused, key_variable_check
 from judging.forms import CALL_FIELDS, VERSION_FIELDS
 from judging.models import JudgeConfig, JudgeRun, JudgeVersion, PromptTemplate
-from judging.selectors.runs import run_progress
+from judging.selectors.runs import run_progress, run_state
 from judging.services.judge_versions import (
     CallSettings,
     ConfigInvalid,
     VersionSettings,
     judge_config_save,
 )
-from judging.services.runs import (
-    RunNotStartable,
-    WorkersUnreachable,
+from judging.services.run_control import (
+    RunNotSteerable,
     judge_run_cancel,
     judge_run_pause,
     judge_run_resume,
-    judge_run_start,
+    judge_run_retry_failed,
 )
+from judging.services.runs import RunNotStartable, WorkersUnreachable, judge_run_start
 from judging.tasks import dispatch_and_watch
 
 VIEW = "judging.view_judgerun"
@@ -156,6 +156,10 @@ class RunOutput(serializers.ModelSerializer):
     systems = serializers.SlugRelatedField(slug_field="name", many=True, read_only=True)
     prompt = serializers.CharField(source="prompt.__str__", default=None, allow_null=True)
     progress = serializers.SerializerMethodField()
+    state = serializers.SerializerMethodField(
+        help_text="the status, except 'finished_with_failures' for a run that finished with "
+        "failed tasks"
+    )
 
     class Meta:
         model = JudgeRun
@@ -168,12 +172,17 @@ class RunOutput(serializers.ModelSerializer):
             "prompt",
             "source",
             "status",
+            "state",
             "fresh_calls",
             "settings_snapshot",
             "created",
             "finished",
             "progress",
         ]
+
+    def get_state(self, run: JudgeRun) -> str:
+        failed = run.tasks.filter(status="failed").count()
+        return run_state(run, failed)
 
     def get_progress(self, run: JudgeRun) -> dict:
         p = run_progress(run=run)
@@ -320,6 +329,9 @@ class RunControl(APIView):
             run=run, dispatch=dispatch_and_watch, user=user
         ),
         "cancel": lambda run, user: judge_run_cancel(run=run, user=user),
+        "retry-failed": lambda run, user: judge_run_retry_failed(
+            run=run, dispatch=dispatch_and_watch, user=user
+        ),
     }
 
     @extend_schema(request=None, responses=RunOutput, operation_id="judge_runs_control")
@@ -331,5 +343,7 @@ class RunControl(APIView):
             self.actions[action](run, request.user)
         except WorkersUnreachable as exc:
             return ApiResponse({"detail": str(exc)}, status=status.HTTP_503_SERVICE_UNAVAILABLE)
+        except RunNotSteerable as exc:
+            return ApiResponse({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
         run.refresh_from_db()
         return ApiResponse(RunOutput(run).data)

@@ -5,7 +5,13 @@ Django is set up, to find the function it was asked to run."""
 
 
 def lanes_in_child(run_id: int, lanes: int, database: str, started) -> None:
+    import signal
+
     import django
+
+    # Ctrl-C reaches the whole process group: the parent handles it (it marks the run
+    # interrupted, which this process notices and stops for), never a traceback here.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
     django.setup()
     from django.db import connections

@@ -13,6 +13,9 @@ class JudgeRun(models.Model):
         PAUSED = "paused", _("paused")
         CANCELLED = "cancelled", _("cancelled")
         FINISHED = "finished", _("finished")
+        # Stopped by its command (Ctrl-C): nothing is leased, nobody works on it until it
+        # is resumed. Unlike a pause, no pool is waiting to pick it up again.
+        INTERRUPTED = "interrupted", _("interrupted")
 
     class Source(models.TextChoices):
         LLM = "llm", _("LLM judge")
@@ -36,13 +39,16 @@ class JudgeRun(models.Model):
     target_system = models.ForeignKey(
         System, on_delete=models.PROTECT, null=True, blank=True, related_name="generation_runs"
     )
-    status = models.CharField(max_length=10, choices=Status.choices, default=Status.RUNNING)
+    status = models.CharField(max_length=12, choices=Status.choices, default=Status.RUNNING)
     fresh_calls = models.BooleanField(_("ignore cached answers"), default=False)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True
     )
     created = models.DateTimeField(auto_now_add=True)
     finished = models.DateTimeField(null=True, blank=True)
+    # Set while the run's lanes wait for an endpoint that stopped answering (see
+    # services/outage.py): the run is running, but no call is made except probes.
+    endpoint_down_since = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created", "-pk"]
@@ -87,6 +93,9 @@ class JudgeTask(models.Model):
         max_length=10, choices=Status.choices, default=Status.PENDING, db_index=True
     )
     attempts = models.PositiveSmallIntegerField(default=0)
+    # Attempts made before this count against no retry budget: "retry failed" gives a task
+    # a fresh budget while its earlier attempts stay numbered in its log.
+    attempts_spent_before = models.PositiveSmallIntegerField(default=0)
     not_before = models.DateTimeField(null=True, blank=True)
     lease_until = models.DateTimeField(null=True, blank=True)
     lease_token = models.CharField(max_length=32, blank=True)
@@ -109,6 +118,11 @@ class JudgeTask(models.Model):
 
     def __str__(self) -> str:
         return f"task {self.pk} of run {self.run_id}"
+
+    @property
+    def attempts_counted(self) -> int:
+        """Attempts that count against the run's `max_attempts`."""
+        return max(0, self.attempts - self.attempts_spent_before)
 
 
 class JudgeAttempt(models.Model):

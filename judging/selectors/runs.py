@@ -5,10 +5,13 @@ from decimal import Decimal
 
 from django.db.models import Count, F, Min, Q, Sum
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 from judging.models import JudgeAttempt, JudgeRun, JudgeTask
 
-THROUGHPUT_WINDOW = timedelta(seconds=60)
+# The rate is that of the run's latest finishes: this many of them, over the time since the
+# first of them (so a run that stalls sees its rate fall instead of staying stale).
+RATE_SAMPLE = 20
 TROUBLE_WINDOW = timedelta(minutes=5)
 # Failures that say the endpoint itself is down or overwhelmed, not that one reply was bad.
 ENDPOINT_OUTCOMES = (
@@ -28,7 +31,7 @@ class RunProgress:
     cancelled: int
     prompt_tokens: int
     completion_tokens: int
-    per_minute: float  # tasks finished in the last minute
+    per_minute: float  # the recent rate (see RATE_SAMPLE)
     eta_seconds: float | None
     cost: Decimal
 
@@ -42,9 +45,8 @@ class RunProgress:
 
 
 def run_progress(*, run: JudgeRun) -> RunProgress:
-    """Counts, tokens, throughput, ETA and cost of a run, in two queries."""
+    """Counts, tokens, throughput, ETA and cost of a run, in three queries."""
     S = JudgeTask.Status
-    since = timezone.now() - THROUGHPUT_WINDOW
     row = JudgeTask.objects.filter(run=run).aggregate(
         total=Count("pk"),
         done=Count("pk", filter=Q(status=S.DONE)),
@@ -52,12 +54,11 @@ def run_progress(*, run: JudgeRun) -> RunProgress:
         running=Count("pk", filter=Q(status=S.RUNNING)),
         pending=Count("pk", filter=Q(status=S.PENDING)),
         cancelled=Count("pk", filter=Q(status=S.CANCELLED)),
-        recent=Count("pk", filter=Q(finished__gte=since)),
         prompt_tokens=Sum("prompt_tokens"),
         completion_tokens=Sum("completion_tokens"),
     )
     remaining = row["pending"] + row["running"]
-    per_minute = float(row["recent"])
+    per_minute = _recent_rate(run) if row["done"] + row["failed"] else 0.0
     eta = remaining * 60.0 / per_minute if per_minute and remaining else None
     snapshot = run.settings_snapshot
     prompt_tokens, completion_tokens = row["prompt_tokens"] or 0, row["completion_tokens"] or 0
@@ -78,6 +79,24 @@ def run_progress(*, run: JudgeRun) -> RunProgress:
         eta_seconds=eta if run.status == JudgeRun.Status.RUNNING else None,
         cost=cost.quantize(Decimal("0.0001")),
     )
+
+
+def _recent_rate(run: JudgeRun) -> float:
+    """Tasks per minute over the run's latest finishes, up to now."""
+    latest = list(
+        JudgeTask.objects.filter(
+            run=run,
+            finished__isnull=False,
+            status__in=[JudgeTask.Status.DONE, JudgeTask.Status.FAILED],
+        )
+        .order_by("-finished")
+        .values_list("finished", flat=True)[:RATE_SAMPLE]
+    )
+    if not latest:
+        return 0.0
+    end = timezone.now() if run.status == JudgeRun.Status.RUNNING else latest[0]
+    span = (end - latest[-1]).total_seconds()
+    return 60.0 * len(latest) / max(span, 1.0)
 
 
 def failed_tasks(*, run: JudgeRun, limit: int = 50):
@@ -156,4 +175,59 @@ def latest_finished_run(*, benchmark, kind: str = JudgeRun.Kind.JUDGE) -> JudgeR
         .order_by(F("finished").desc(nulls_last=True), "-pk")
         .select_related("judge_version__config")
         .first()
+    )
+
+
+FINISHED_WITH_FAILURES = "finished_with_failures"
+WAITING_FOR_ENDPOINT = "waiting_endpoint"
+
+
+def run_state(run: JudgeRun, failed: int) -> str:
+    """What a run's badge says: its status, except that a run that finished with failed
+    tasks is "finished_with_failures", never mistaken for a clean finish, and a running
+    run whose endpoint is down is "waiting_endpoint"."""
+    if run.status == JudgeRun.Status.FINISHED and failed:
+        return FINISHED_WITH_FAILURES
+    if run.status == JudgeRun.Status.RUNNING and run.endpoint_down_since is not None:
+        return WAITING_FOR_ENDPOINT
+    return run.status
+
+
+def state_label(state: str) -> str:
+    if state == FINISHED_WITH_FAILURES:
+        return str(_("finished with failures"))
+    if state == WAITING_FOR_ENDPOINT:
+        return str(_("waiting for the endpoint"))
+    return str(dict(JudgeRun.Status.choices).get(state, state))
+
+
+def runs_with_counts(*, benchmark=None, limit: int = 100):
+    """The latest runs (of one benchmark, or all) with their task counts, in one query:
+    `total`, `done`, `failed` and `left` (pending or running), and `state` (see run_state)."""
+    S = JudgeTask.Status
+    runs = JudgeRun.objects.select_related("benchmark", "judge_version__config").prefetch_related(
+        "systems"
+    )
+    if benchmark is not None:
+        runs = runs.filter(benchmark=benchmark)
+    runs = list(
+        runs.annotate(
+            total=Count("tasks"),
+            done=Count("tasks", filter=Q(tasks__status=S.DONE)),
+            failed=Count("tasks", filter=Q(tasks__status=S.FAILED)),
+            left=Count("tasks", filter=Q(tasks__status__in=[S.PENDING, S.RUNNING])),
+        )[:limit]
+    )
+    for run in runs:
+        run.state = run_state(run, run.failed)
+        run.state_label = state_label(run.state)
+    return runs
+
+
+def interrupted_runs_of(*, benchmark, version) -> list[int]:
+    """Ids of the benchmark's interrupted runs of this judge version, newest first."""
+    return list(
+        JudgeRun.objects.filter(
+            benchmark=benchmark, judge_version=version, status=JudgeRun.Status.INTERRUPTED
+        ).values_list("pk", flat=True)
     )

@@ -108,7 +108,7 @@ def _spent(run: JudgeRun, tasks: list[JudgeTask]) -> list[JudgeTask]:
     return [
         task
         for task in tasks
-        if task.status == JudgeTask.Status.RUNNING and task.attempts >= max_attempts
+        if task.status == JudgeTask.Status.RUNNING and task.attempts_counted >= max_attempts
     ]
 
 
@@ -116,7 +116,7 @@ def _tasks_give_up(tasks: list[JudgeTask], now) -> None:
     # The lease ran out with no outcome recorded (the lane, its process or its database
     # connection died mid-attempt): that attempt counts, so nothing is leased forever.
     for task in tasks:
-        n = task.attempts
+        n = task.attempts_counted
         JudgeTask.objects.filter(
             pk=task.pk, status=JudgeTask.Status.RUNNING, lease_token=task.lease_token
         ).update(
@@ -159,14 +159,39 @@ def tasks_release(*, run_id: int, token: str, tasks: list[JudgeTask]) -> None:
     )
 
 
-def run_finish_if_complete(*, run_id: int) -> bool:
+def run_finish_if_complete(*, run_id: int, also: str | None = None) -> bool:
+    """Finish a running run (or one in the state `also`) that has no open task left."""
     with transaction.atomic():
         if JudgeTask.objects.filter(
             run_id=run_id, status__in=[JudgeTask.Status.PENDING, JudgeTask.Status.RUNNING]
         ).exists():
             return False
         return bool(
-            JudgeRun.objects.filter(pk=run_id, status=JudgeRun.Status.RUNNING).update(
-                status=JudgeRun.Status.FINISHED, finished=timezone.now()
-            )
+            JudgeRun.objects.filter(
+                pk=run_id, status__in=[JudgeRun.Status.RUNNING, also or JudgeRun.Status.RUNNING]
+            ).update(status=JudgeRun.Status.FINISHED, finished=timezone.now())
         )
+
+
+def leases_release(*, run_id: int, token: str | None = None) -> int:
+    """Give back the run's leased tasks (those leased to `token`, or all) and, without a
+    token, its lane slots: nobody is working on the run any more (its command was
+    interrupted), so nothing need wait for a lease to run out. Calls whose outcome was not
+    recorded do not count as attempts; an outcome that arrives later is not written, since
+    the lease is no longer its lane's."""
+    tasks = JudgeTask.objects.filter(run_id=run_id, status=JudgeTask.Status.RUNNING)
+    if token is not None:
+        tasks = tasks.filter(lease_token=token)
+    released = tasks.update(
+        status=JudgeTask.Status.PENDING,
+        lease_token="",
+        lease_until=None,
+        attempts=F("attempts") - 1,
+    )
+    if token is None:
+        JudgeLane.objects.filter(run_id=run_id).update(token="", expires=None)
+    return released
+
+
+def lane_slots_release(*, run_id: int, tokens: list[str]) -> None:
+    JudgeLane.objects.filter(run_id=run_id, token__in=tokens).update(token="", expires=None)

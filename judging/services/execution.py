@@ -7,7 +7,7 @@ import secrets
 import time
 from dataclasses import dataclass, field
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from django.db import transaction
 
@@ -22,6 +22,7 @@ from judging.prompting import (
     request_hash,
 )
 from judging.replies import ReplyInvalid, parse_reply
+from judging.services.outage import budget_refund
 from judging.services.outcomes import (
     attempt_failed,
     attempt_succeeded,
@@ -45,6 +46,8 @@ class Lane:
     # Where outcomes go: the pool's writer thread, or (None) written here and now.
     writer: Writer | None = None
     client: openai.OpenAI | None = None  # made at the first call, for this lane alone
+    # The pool's endpoint gate (services/outage.py); None: every failure counts.
+    gate: Any = None
 
     def record(self, write: Write) -> None:
         if self.writer is not None:
@@ -174,7 +177,7 @@ def _call(*, run: JudgeRun, task: JudgeTask, lane: Lane, request) -> CallResult 
                 api_key_env=snapshot.get("api_key_env", ""),
                 timeout=float(snapshot.get("timeout_seconds", 120)),
             )
-        return call_chat(
+        result = call_chat(
             lane.client,
             model=snapshot["model"],
             request=request,
@@ -183,8 +186,14 @@ def _call(*, run: JudgeRun, task: JudgeTask, lane: Lane, request) -> CallResult 
             max_tokens=int(snapshot.get("max_output_tokens", 4096)),
         )
     except CallFailed as exc:
-        lane.record(partial(attempt_failed, run=run, task=task, failure=exc))
+        counted, refund = lane.gate.failed(task, exc) if lane.gate else (True, [])
+        lane.record(partial(attempt_failed, run=run, task=task, failure=exc, counted=counted))
+        if refund:
+            lane.record(partial(budget_refund, task_ids=refund))
         return None
+    if lane.gate is not None:
+        lane.gate.answered()
+    return result
 
 
 def attempt_broke_off(*, run: JudgeRun, task: JudgeTask, lane: Lane, error: Exception) -> None:

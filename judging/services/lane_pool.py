@@ -31,11 +31,14 @@ from judging.services.execution import (
     task_execute,
     task_prepare,
 )
+from judging.services.outage import PROBE, Gate
 from judging.services.outcomes import cached_reuse
 from judging.services.writer import Writer
 
 STATUS_CHECK_SECONDS = 1.0  # how soon a pool notices a pause or a cancel
 SLOT_POLL_SECONDS = 0.1
+# How long an interrupted pool lets the calls in flight finish before it abandons them.
+INTERRUPT_GRACE_SECONDS = 5.0
 
 Work = JudgeTask | Prepared  # a claimed task, prepared for its call when it is a judge task
 
@@ -52,6 +55,7 @@ class _Ready:
         self.lanes = 0  # lanes holding a slot
         self.reported = 0  # lanes that tried to take a slot
         self.retiring = 0  # lanes to stop after their call, their slots handed over
+        self.lane_tokens: list[str] = []  # of the lanes that took a slot
 
     def put_all(self, tasks: list[Work]) -> None:
         with self._changed:
@@ -86,8 +90,10 @@ class _Ready:
             if self._wanted() <= 0:
                 self._changed.wait(timeout)
 
-    def lane_reported(self, holding: bool) -> None:
+    def lane_reported(self, holding: bool, token: str = "") -> None:
         with self._changed:
+            if holding:
+                self.lane_tokens.append(token)
             self.reported += 1
             self.lanes += holding
             self._changed.notify_all()
@@ -102,11 +108,16 @@ class _Ready:
         with self._changed:
             self._changed.wait_for(lambda: self.reported >= count or self.lanes > 0)
 
-    def surplus(self) -> list[Work]:
-        """Tasks beyond what the lanes still here want (lanes stopped, their slots handed
-        over): the pool gives them back for the lanes that took the slots."""
+    def queued(self) -> int:
         with self._changed:
-            keep = self.lanes + (self.lanes + 1) // 2
+            return len(self._tasks)
+
+    def surplus(self, keep: int | None = None) -> list[Work]:
+        """Tasks beyond what the lanes still here want (lanes stopped, their slots handed
+        over; or `keep`, while the endpoint is down): the pool gives them back."""
+        with self._changed:
+            if keep is None:
+                keep = self.lanes + (self.lanes + 1) // 2
             extra = []
             while len(self._tasks) > keep:
                 extra.append(self._tasks.pop())
@@ -140,6 +151,7 @@ def pool_run(
     max_seconds: float | None = None,
     joining: Sequence[tuple[Any, int]] = (),
     wait_for_slots: bool = False,
+    stop: threading.Event | None = None,
 ) -> str:
     """Work on the run with `lanes` lane threads until nothing is left ("finished"), the run
     is paused or cancelled ("stopped"), `max_seconds` pass ("timeout": the caller starts the
@@ -148,16 +160,21 @@ def pool_run(
     `joining` are (event, lanes) of processes starting up to share the work: this pool
     works with all the lanes until a process sets its event, then stops that many lanes
     after their calls, handing their slots over. The lanes of a joining pool
-    (`wait_for_slots`) wait for those slots instead of giving up at once."""
+    (`wait_for_slots`) wait for those slots instead of giving up at once.
+
+    Once `stop` is set ("interrupted") the pool claims nothing more, lets the calls in
+    flight finish for a few seconds and records their outcomes; calls still unanswered
+    then are abandoned, their tasks and slots given back."""
     run = JudgeRun.objects.select_related("judge_version__prompt").get(pk=run_id)
     ready = _Ready()
     writer = Writer()
+    gate = Gate(run_id=run_id, lanes=lanes)
     criteria: dict[int, list] = {}
     token = lane_for(run).token  # the pool's: its tasks are leased to it
     threads = [
         threading.Thread(
             target=_lane,
-            args=(run, ready, writer, wait_for_slots),
+            args=(run, ready, writer, gate, wait_for_slots),
             name="judge-lane",
             daemon=True,
         )
@@ -169,12 +186,22 @@ def pool_run(
             thread.start()
         ready.wait_for_lanes(lanes)
         if ready.lanes:
-            outcome = _feed(run, ready, writer, token, criteria, max_seconds, list(joining), lanes)
+            outcome = _feed(
+                run, ready, writer, token, criteria, max_seconds, list(joining), lanes, stop, gate
+            )
     finally:
         claims.tasks_release(run_id=run_id, token=token, tasks=_tasks(ready.close()))
+        interrupted = stop is not None and stop.is_set()
+        deadline = time.monotonic() + INTERRUPT_GRACE_SECONDS
         for thread in threads:
-            thread.join()
+            thread.join(timeout=max(0.0, deadline - time.monotonic()) if interrupted else None)
         writer.close()
+        gate.wound_down()
+        if any(thread.is_alive() for thread in threads):
+            # Abandoned calls: their outcomes, should they come, are no longer written.
+            claims.leases_release(run_id=run_id, token=token)
+            claims.lane_slots_release(run_id=run_id, tokens=list(ready.lane_tokens))
+            outcome = "interrupted"
         if outcome == "finished":
             claims.run_finish_if_complete(run_id=run_id)
         connection.close()
@@ -190,9 +217,13 @@ def _feed(
     max_seconds: float | None,
     joining: list[tuple[Any, int]],
     lanes: int,
+    stop: threading.Event | None,
+    gate: Gate,
 ) -> str:
     started = checked = time.monotonic()
     while True:
+        if stop is not None and stop.is_set():
+            return "interrupted"
         for joined in [j for j in joining if j[0].is_set()]:
             joining.remove(joined)
             ready.retire(joined[1])
@@ -209,7 +240,15 @@ def _feed(
                 return "stopped"  # every lane lost its slot
             time.sleep(SLOT_POLL_SECONDS)  # the lanes still wait for slots handed over
             continue
-        wanted = ready.wanted()
+        if gate.closed:
+            # Only the probe calls: one task waits for it, the others go back meanwhile.
+            claims.tasks_release(run_id=run.pk, token=token, tasks=_tasks(ready.surplus(keep=1)))
+            if ready.queued():
+                time.sleep(SLOT_POLL_SECONDS)
+                continue
+            wanted = 1
+        else:
+            wanted = ready.wanted()
         if wanted <= 0:
             ready.wait_for_room(timeout=STATUS_CHECK_SECONDS)
             continue
@@ -246,9 +285,10 @@ def _tasks(work: list[Work]) -> list[JudgeTask]:
     return [_task_of(item) for item in work]
 
 
-def _lane(run: JudgeRun, ready: _Ready, writer: Writer, wait_for_slots: bool) -> None:
+def _lane(run: JudgeRun, ready: _Ready, writer: Writer, gate: Gate, wait_for_slots: bool) -> None:
     lane: Lane = lane_for(run)
     lane.writer = writer
+    lane.gate = gate
     holding = reported = False
     try:
         holding = claims.lane_slot_take(run=run, token=lane.token)
@@ -256,18 +296,21 @@ def _lane(run: JudgeRun, ready: _Ready, writer: Writer, wait_for_slots: bool) ->
         while wait_for_slots and not holding and not ready.closed and time.monotonic() < deadline:
             time.sleep(SLOT_POLL_SECONDS)
             holding = claims.lane_slot_take(run=run, token=lane.token)
-        ready.lane_reported(holding)
+        ready.lane_reported(holding, lane.token)
         reported = True
         if not holding:
             return
         renew_every = claims.lease_seconds(run) / 3
         renewed = time.monotonic()
         while True:
-            work = ready.take(timeout=renew_every)
+            turn = gate.turn(stopping=lambda: ready.closed, timeout=renew_every)
+            work = ready.take(timeout=renew_every) if turn else None
             if time.monotonic() - renewed >= renew_every:
                 renewed = time.monotonic()
                 claims.lane_slot_renew(run=run, token=lane.token)
             if work is None:
+                if turn == PROBE:
+                    gate.probe_unused()
                 if ready.closed or not ready.lane_may_stay():
                     return
                 continue
@@ -286,6 +329,8 @@ def _lane(run: JudgeRun, ready: _Ready, writer: Writer, wait_for_slots: bool) ->
                     # Its lease runs out; the next claim retries it or, with no attempt
                     # left, fails it (see claims.tasks_claim).
                     logger.exception("judge task %s: the failure could not be recorded", task.pk)
+            if turn == PROBE:
+                gate.probe_unused()  # if the probe broke off before its call, another lane may
             if not ready.lane_may_stay():
                 return
     finally:

@@ -5,11 +5,15 @@ more requests are in flight than the config allows. Slots and leases: claims.py;
 lanes of one process: lane_pool.py.
 """
 
+import threading
+
 from django.db import connections
 
 from judging.services.lane_pool import pool_run
 
 __all__ = ["lane_run", "lanes_in_threads", "run_here"]
+
+CHILD_GRACE_SECONDS = 8.0
 
 
 def lane_run(*, run_id: int, max_seconds: float | None = None) -> str:
@@ -18,7 +22,9 @@ def lane_run(*, run_id: int, max_seconds: float | None = None) -> str:
     return pool_run(run_id=run_id, lanes=1, max_seconds=max_seconds)
 
 
-def run_here(*, run_id: int, lanes: int, processes: int = 1) -> None:
+def run_here(
+    *, run_id: int, lanes: int, processes: int = 1, stop: threading.Event | None = None
+) -> None:
     """Do the whole run from this process with `lanes` lane threads: no worker needed.
 
     With `processes` > 1 the lanes are shared out over child processes and this one:
@@ -26,7 +32,10 @@ def run_here(*, run_id: int, lanes: int, processes: int = 1) -> None:
     one interpreter's lock caps a run well below what the endpoint could serve. The lane
     slots still bound the calls in flight, and this process's own lanes keep going until
     no task is open, so a child that dies only delays the tasks it held (their leases run
-    out and a living lane takes them over)."""
+    out and a living lane takes them over).
+
+    Setting `stop` interrupts the work (see `pool_run`); child processes notice that the
+    run is no longer running within a second and stop as well."""
     processes = max(1, min(processes, lanes))
     shares = [lanes // processes + (1 if i < lanes % processes else 0) for i in range(processes)]
     children, joining = [], []
@@ -49,10 +58,12 @@ def run_here(*, run_id: int, lanes: int, processes: int = 1) -> None:
             children.append(child)
             joining.append((started, share))
     try:
-        pool_run(run_id=run_id, lanes=lanes, joining=joining)
+        pool_run(run_id=run_id, lanes=lanes, joining=joining, stop=stop)
     finally:
         for child in children:
-            child.join()
+            child.join(timeout=CHILD_GRACE_SECONDS if stop is not None and stop.is_set() else None)
+            if child.is_alive():
+                child.terminate()  # its leases are given back by whoever interrupted the run
 
 
 def lanes_in_threads(run_id: int, lanes: int, *, joining: bool = False) -> None:

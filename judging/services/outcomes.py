@@ -97,9 +97,13 @@ def attempt_failed(
     task: JudgeTask,
     failure: CallFailed,
     result: CallResult | None = None,
+    counted: bool = True,
 ) -> None:
+    """`counted` False: the attempt was lost to an endpoint outage (services/outage.py);
+    it is logged, but uses up none of the task's attempts."""
     max_attempts = int(run.settings_snapshot.get("max_attempts", 5))
-    retry = failure.retryable and task.attempts < max_attempts
+    counted = counted or not failure.retryable
+    retry = failure.retryable and (not counted or task.attempts_counted < max_attempts)
     now = timezone.now()
     message = f"attempt {task.attempts}: {failure.message}"
     if retry:
@@ -108,15 +112,17 @@ def attempt_failed(
             "not_before": now
             + timedelta(
                 seconds=backoff_seconds(
-                    task.attempts,
+                    task.attempts_counted,
                     failure.retry_after,
                     float(run.settings_snapshot.get("backoff_seconds", 1.0)),
                 )
             ),
         }
+        if not counted:
+            changes["attempts_spent_before"] = F("attempts_spent_before") + 1
     else:
         if failure.retryable:
-            message += f" (gave up after {task.attempts} attempts)"
+            message += f" (gave up after {task.attempts_counted} attempts)"
         changes = {"status": JudgeTask.Status.FAILED, "finished": now}
     ended = task_still_ours(task).update(
         lease_token="",

@@ -1,4 +1,5 @@
-"""Starting and steering judge runs. The work itself is done by lanes (execution.py)."""
+"""Starting judge runs (pausing, resuming, cancelling: run_control.py). The work itself is
+done by lanes (execution.py)."""
 
 from collections.abc import Callable, Sequence
 
@@ -78,7 +79,7 @@ def _lanes_and_dispatch(
         transaction.on_commit(lambda: dispatch(run))
 
 
-def _workers_reachable(dispatch: Callable | None) -> None:
+def workers_reachable(dispatch: Callable | None) -> None:
     # Checked before anything is written: a run whose lanes could not be queued would sit
     # "running" with nobody working on it.
     if dispatch is None:
@@ -161,7 +162,7 @@ def judge_run_start(
     if round_ is None and not systems:
         raise RunNotStartable(_("Pick the systems to judge, or a review round."))
     _endpoint_usable(version)
-    _workers_reachable(dispatch)
+    workers_reachable(dispatch)
     responses = (
         _round_tasks(round_, systems)
         if round_ is not None
@@ -188,7 +189,7 @@ def judge_run_start(
             batch_size=2000,
         )
         _lanes_and_dispatch(run, version.config, dispatch)
-        _audit_run(run, AuditEvent.Action.RUN_STARTED, user, **_run_started_details(run, round_))
+        run_audit(run, AuditEvent.Action.RUN_STARTED, user, **_run_started_details(run, round_))
     return run
 
 
@@ -208,7 +209,7 @@ def generation_run_start(
     if version.prompt is None or version.prompt.kind != PromptTemplate.Kind.GENERATION:
         raise RunNotStartable(_("Pick a configuration whose prompt is a generation prompt."))
     _endpoint_usable(version)
-    _workers_reachable(dispatch)
+    workers_reachable(dispatch)
     system_name = system_name.strip()
     if not system_name:
         raise RunNotStartable(_("Name the system the replies will belong to."))
@@ -237,11 +238,11 @@ def generation_run_start(
             batch_size=2000,
         )
         _lanes_and_dispatch(run, version.config, dispatch)
-        _audit_run(run, AuditEvent.Action.RUN_STARTED, user, **_run_started_details(run, None))
+        run_audit(run, AuditEvent.Action.RUN_STARTED, user, **_run_started_details(run, None))
     return run
 
 
-def _audit_run(run: JudgeRun, action: AuditEvent.Action, user, **details) -> None:
+def run_audit(run: JudgeRun, action: AuditEvent.Action, user, **details) -> None:
     audit_record(
         actor=user, action=action, benchmark=run.benchmark, details={"run": run.pk, **details}
     )
@@ -256,42 +257,6 @@ def _run_started_details(run: JudgeRun, round_: ReviewRound | None) -> dict:
         "tasks": run.tasks.count(),
         "round": round_.name if round_ is not None else None,
     }
-
-
-def judge_run_pause(*, run: JudgeRun, user=None) -> None:
-    if JudgeRun.objects.filter(pk=run.pk, status=JudgeRun.Status.RUNNING).update(
-        status=JudgeRun.Status.PAUSED
-    ):
-        _audit_run(run, AuditEvent.Action.RUN_PAUSED, user)
-
-
-def judge_run_resume(
-    *, run: JudgeRun, dispatch: Callable[[JudgeRun], None] | None = None, user=None
-) -> None:
-    """Raises WorkersUnreachable, leaving the run paused, when the broker does not answer."""
-    _workers_reachable(dispatch)
-    with transaction.atomic():
-        updated = JudgeRun.objects.filter(pk=run.pk, status=JudgeRun.Status.PAUSED).update(
-            status=JudgeRun.Status.RUNNING
-        )
-        if updated:
-            _audit_run(run, AuditEvent.Action.RUN_RESUMED, user)
-        if updated and dispatch is not None:
-            transaction.on_commit(lambda: dispatch(run))
-
-
-def judge_run_cancel(*, run: JudgeRun, user=None) -> None:
-    """Stop the run: tasks not yet done are cancelled; finished verdicts are kept."""
-    with transaction.atomic():
-        if (
-            JudgeRun.objects.filter(pk=run.pk)
-            .exclude(status__in=[JudgeRun.Status.FINISHED, JudgeRun.Status.CANCELLED])
-            .update(status=JudgeRun.Status.CANCELLED, finished=timezone.now())
-        ):
-            _audit_run(run, AuditEvent.Action.RUN_CANCELLED, user)
-        JudgeTask.objects.filter(
-            run=run, status__in=[JudgeTask.Status.PENDING, JudgeTask.Status.RUNNING]
-        ).update(status=JudgeTask.Status.CANCELLED, last_error="cancelled", lease_token="")
 
 
 def judge_run_revive(*, run: JudgeRun, dispatch: Callable[[JudgeRun, int], None]) -> int:

@@ -2,22 +2,30 @@ from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from django.views.decorators.http import require_POST
 
 from accounts.access import permission_needed
 from judging.forms import JudgeConfigForm, JudgeRunForm
 from judging.judge_settings import settings_diff
 from judging.models import JudgeConfig, JudgeRun, JudgeVersion
-from judging.selectors.runs import endpoint_trouble, failed_tasks, recent_errors, run_progress
+from judging.selectors.runs import (
+    endpoint_trouble,
+    failed_tasks,
+    recent_errors,
+    run_progress,
+    run_state,
+    runs_with_counts,
+    state_label,
+)
 from judging.services.judge_versions import ConfigInvalid, judge_config_save
-from judging.services.runs import (
-    RunNotStartable,
-    WorkersUnreachable,
+from judging.services.run_control import (
     judge_run_cancel,
     judge_run_pause,
     judge_run_resume,
-    judge_run_start,
+    judge_run_retry_failed,
 )
+from judging.services.runs import RunNotStartable, WorkersUnreachable, judge_run_start
 from judging.tasks import dispatch_and_watch
 
 VIEW = "judging.view_judgerun"
@@ -26,9 +34,7 @@ RUN = "judging.run_judge"
 
 @permission_needed(VIEW)
 def run_list(request: HttpRequest) -> HttpResponse:
-    runs = JudgeRun.objects.select_related("benchmark", "judge_version__config").prefetch_related(
-        "systems"
-    )[:100]
+    runs = runs_with_counts()
     configs = JudgeConfig.objects.select_related("current_version__prompt")
     return render(request, "judging/run_list.html", {"runs": runs, "configs": configs})
 
@@ -73,9 +79,13 @@ def _run(run_id: int) -> JudgeRun:
 @permission_needed(VIEW)
 def run_detail(request: HttpRequest, run_id: int) -> HttpResponse:
     run = _run(run_id)
+    progress = run_progress(run=run)
+    state = run_state(run, progress.failed)
     context = {
         "run": run,
-        "progress": run_progress(run=run),
+        "progress": progress,
+        "state": state,
+        "state_label": state_label(state),
         "failed": failed_tasks(run=run),
         "errors": recent_errors(run=run),
         "trouble": endpoint_trouble(run=run),
@@ -98,6 +108,23 @@ def run_control(request: HttpRequest, run_id: int, action: str) -> HttpResponse:
             messages.error(request, str(exc))
     elif action == "cancel":
         judge_run_cancel(run=run, user=request.user)
+    elif action == "retry-failed":
+        try:
+            retried = judge_run_retry_failed(
+                run=run, dispatch=dispatch_and_watch, user=request.user
+            )
+        except RunNotStartable as exc:
+            messages.error(request, str(exc))
+        else:
+            messages.success(
+                request,
+                ngettext(
+                    "%(n)d failed response will be judged again.",
+                    "%(n)d failed responses will be judged again.",
+                    retried,
+                )
+                % {"n": retried},
+            )
     else:
         raise Http404("Unknown action")
     return redirect("judge-run", run_id=run.pk)

@@ -60,7 +60,7 @@ def test_a_resumed_run_is_audited(judged_benchmark, sim_config, coordinator, set
     run.refresh_from_db()
     assert run.status == "running"
     resumed = AuditEvent.objects.get(action=Action.RUN_RESUMED)
-    assert resumed.actor == coordinator and resumed.details == {"run": run.pk}
+    assert resumed.actor == coordinator and resumed.details == {"run": run.pk, "was": "paused"}
 
 
 def test_configuration_changes_are_audited_without_key_values(sim_config, coordinator, monkeypatch):

@@ -1,24 +1,16 @@
 """Shared plumbing of the `judge` and `generate` commands."""
 
-import sys
-import threading
-import time
-
 from django.core.management.base import CommandError
 
 from annotation.models import Benchmark
-from judging.models import JudgeRun, JudgeVersion, PromptTemplate
-from judging.selectors.runs import run_progress
+from judging.models import JudgeVersion, PromptTemplate
 from judging.services.judge_versions import (
     CallSettings,
     ConfigInvalid,
     VersionSettings,
     judge_version_for,
 )
-from judging.services.lanes import run_here
 from judging.tasks import dispatch_and_watch
-
-BAR_WIDTH = 30
 
 
 def add_provider_arguments(parser, *, default_prompt: str) -> None:
@@ -99,46 +91,3 @@ def workers_dispatch(opts):
     """What the start service hands the run to: the workers (it checks first that their
     broker answers), or nobody, when this process does the work."""
     return dispatch_and_watch if opts["via_workers"] else None
-
-
-def execute_and_wait(run: JudgeRun, *, via_workers: bool, quiet: bool, processes: int = 1) -> dict:
-    """Run here in threads (the workers already have it when `via_workers`: the start
-    service handed it over), show a progress bar, and return the summary once every task
-    has ended."""
-    started = time.perf_counter()
-    worker = None
-    if not via_workers:
-        lanes = int(run.settings_snapshot.get("max_concurrency", 1))
-        worker = threading.Thread(
-            target=run_here, kwargs={"run_id": run.pk, "lanes": lanes, "processes": processes}
-        )
-        worker.start()
-    while True:
-        run.refresh_from_db(fields=["status"])
-        progress = run_progress(run=run)
-        if not quiet:
-            filled = int(BAR_WIDTH * progress.percent / 100)
-            sys.stderr.write(
-                f"\r[{'#' * filled}{'.' * (BAR_WIDTH - filled)}] "
-                f"{progress.finished}/{progress.total} "
-                f"(failed {progress.failed}, {progress.per_minute:.0f}/min)   "
-            )
-            sys.stderr.flush()
-        worker_done = worker is None or not worker.is_alive()
-        if run.status != JudgeRun.Status.RUNNING and worker_done:
-            break
-        if worker is not None and worker_done:
-            break
-        time.sleep(0.5)
-    if not quiet:
-        sys.stderr.write("\n")
-    progress = run_progress(run=run)
-    return {
-        "run": run.pk,
-        "calls": progress.total,
-        "done": progress.done,
-        "failed": progress.failed,
-        "seconds": round(time.perf_counter() - started, 2),
-        "prompt_tokens": progress.prompt_tokens,
-        "completion_tokens": progress.completion_tokens,
-    }

@@ -6,10 +6,10 @@ from annotation.models import System
 from judging.management.commands._runs import (
     add_provider_arguments,
     benchmark_from,
-    execute_and_wait,
     version_from,
     workers_dispatch,
 )
+from judging.management.commands._watch import EXIT_INTERRUPTED, execute_and_wait, summary_text
 from judging.services.runs import RunNotStartable, generation_run_start
 
 
@@ -40,7 +40,6 @@ class Command(BaseCommand):
         if opts["json"]:
             self.stdout.write(json.dumps(summary))
         else:
-            self.stdout.write(
-                f"run {run.pk}: {summary['done']} replies written, {summary['failed']} failed, "
-                f"{summary['seconds']} s"
-            )
+            self.stdout.write(summary_text(summary, unit="replies written"))
+        if summary["status"] == "interrupted":
+            raise SystemExit(EXIT_INTERRUPTED)

@@ -6,10 +6,11 @@ from annotation.models import ReviewRound, System
 from judging.management.commands._runs import (
     add_provider_arguments,
     benchmark_from,
-    execute_and_wait,
     version_from,
     workers_dispatch,
 )
+from judging.management.commands._watch import EXIT_INTERRUPTED, execute_and_wait, summary_text
+from judging.selectors.runs import interrupted_runs_of
 from judging.services.runs import RunNotStartable, judge_run_start
 
 
@@ -56,6 +57,12 @@ class Command(BaseCommand):
         elif not systems:
             raise CommandError("name the systems to judge (--system), or a review round (--round)")
         version = version_from(opts, structured=not opts["plain_json"])
+        for earlier in interrupted_runs_of(benchmark=benchmark, version=version):
+            # A new run starts, as asked; the interrupted one is not forgotten.
+            self.stderr.write(
+                f"note: run {earlier} of this judge on {benchmark.slug} was interrupted; "
+                f"to go on with it instead: python manage.py runs resume {earlier}"
+            )
         try:
             run = judge_run_start(
                 benchmark=benchmark,
@@ -74,8 +81,6 @@ class Command(BaseCommand):
         if opts["json"]:
             self.stdout.write(json.dumps(summary))
         else:
-            self.stdout.write(
-                f"run {run.pk}: {summary['done']} judged, {summary['failed']} failed, "
-                f"{summary['seconds']} s, {summary['prompt_tokens']} prompt + "
-                f"{summary['completion_tokens']} completion tokens"
-            )
+            self.stdout.write(summary_text(summary, unit="judged"))
+        if summary["status"] == "interrupted":
+            raise SystemExit(EXIT_INTERRUPTED)

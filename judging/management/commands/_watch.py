@@ -1,0 +1,159 @@
+"""Working on a run from a command and watching it: the progress bar, Ctrl-C, the summary.
+
+The first Ctrl-C stops claiming tasks, lets the calls in flight finish (a few seconds at
+most), records their outcomes, gives the leases back and leaves the run "interrupted"; the
+second stops at once, leases given back. Never a traceback: either way the command says
+how to resume the run."""
+
+import os
+import signal
+import sys
+import threading
+import time
+
+from judging.models import JudgeRun
+from judging.selectors.runs import run_progress
+from judging.services.claims import leases_release, run_finish_if_complete
+from judging.services.lanes import run_here
+from judging.services.run_control import judge_run_interrupt
+
+BAR_WIDTH = 30
+POLL_SECONDS = 0.2
+EXIT_INTERRUPTED = 130  # what a shell reports for a command stopped by Ctrl-C
+
+
+class Interrupts:
+    """Counts SIGINTs while installed (only the main thread can install a handler)."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.stop = threading.Event()
+        self._previous = None
+
+    def __enter__(self) -> "Interrupts":
+        if threading.current_thread() is threading.main_thread():
+            self._previous = signal.signal(signal.SIGINT, self._handle)
+        return self
+
+    def _handle(self, signum, frame) -> None:
+        self.count += 1
+        self.stop.set()
+
+    def __exit__(self, *exc) -> None:
+        if self._previous is not None:
+            signal.signal(signal.SIGINT, self._previous)
+
+
+def resume_command(run: JudgeRun, *, via_workers: bool = False) -> str:
+    return f"python manage.py runs resume {run.pk}" + (" --via-workers" if via_workers else "")
+
+
+def summary_of(run: JudgeRun, started: float) -> dict:
+    run.refresh_from_db(fields=["status"])
+    progress = run_progress(run=run)
+    return {
+        "run": run.pk,
+        "status": run.status,
+        "calls": progress.total,
+        "done": progress.done,
+        "failed": progress.failed,
+        "left": progress.pending + progress.running,
+        "seconds": round(time.perf_counter() - started, 2),
+        "prompt_tokens": progress.prompt_tokens,
+        "completion_tokens": progress.completion_tokens,
+    }
+
+
+def _bar(run: JudgeRun) -> None:
+    progress = run_progress(run=run)
+    filled = int(BAR_WIDTH * progress.percent / 100)
+    sys.stderr.write(
+        f"\r[{'#' * filled}{'.' * (BAR_WIDTH - filled)}] "
+        f"{progress.finished}/{progress.total} "
+        f"(failed {progress.failed}, {progress.per_minute:.0f}/min)   "
+    )
+    sys.stderr.flush()
+
+
+def _stop_at_once(run: JudgeRun, *, via_workers: bool) -> None:
+    """The second Ctrl-C: leases and slots given back (the workers' own lanes stop by
+    themselves, the run no longer running), then out, without waiting for any thread."""
+    judge_run_interrupt(run_id=run.pk, release=not via_workers)
+    sys.stderr.write(
+        f"\nStopped at once: run {run.pk} is interrupted, calls in flight abandoned.\n"
+        f"Resume it with:\n  {resume_command(run, via_workers=via_workers)}\n"
+    )
+    sys.stderr.flush()
+    sys.stdout.flush()
+    os._exit(EXIT_INTERRUPTED)
+
+
+def execute_and_wait(run: JudgeRun, *, via_workers: bool, quiet: bool, processes: int = 1) -> dict:
+    """Run here in threads (the workers already have it when `via_workers`: the start
+    service handed it over), show a progress bar, and return the summary once every task
+    has ended or the run was interrupted (its "status" says which)."""
+    started = time.perf_counter()
+    with Interrupts() as interrupts:
+        worker = None
+        if not via_workers:
+            lanes = int(run.settings_snapshot.get("max_concurrency", 1))
+            worker = threading.Thread(
+                target=run_here,
+                kwargs={
+                    "run_id": run.pk,
+                    "lanes": lanes,
+                    "processes": processes,
+                    "stop": interrupts.stop,
+                },
+                daemon=True,
+            )
+            worker.start()
+        announced = False
+        while True:
+            if interrupts.count >= 2:
+                _stop_at_once(run, via_workers=via_workers)
+            if interrupts.count and not announced:
+                announced = True
+                judge_run_interrupt(run_id=run.pk, release=False)
+                sys.stderr.write(
+                    "\nInterrupted: no new calls; the calls in flight finish and are recorded "
+                    "(a few seconds at most). Press Ctrl-C again to stop at once.\n"
+                )
+            run.refresh_from_db(fields=["status"])
+            if not quiet:
+                _bar(run)
+            worker_done = worker is None or not worker.is_alive()
+            if run.status != JudgeRun.Status.RUNNING and worker_done:
+                break
+            if worker is not None and worker_done:
+                break
+            time.sleep(POLL_SECONDS)
+        if not quiet:
+            sys.stderr.write("\n")
+        if announced and not via_workers:
+            # Whatever a lane could not give back (a child process stopped mid-call).
+            leases_release(run_id=run.pk)
+            run_finish_if_complete(run_id=run.pk, also=JudgeRun.Status.INTERRUPTED)
+    summary = summary_of(run, started)
+    if summary["status"] == JudgeRun.Status.INTERRUPTED:
+        summary["resume"] = resume_command(run, via_workers=via_workers)
+    return summary
+
+
+def summary_text(summary: dict, *, unit: str = "judged") -> str:
+    text = (
+        f"run {summary['run']}: {summary['done']} {unit}, {summary['failed']} failed, "
+        f"{summary['seconds']} s, {summary['prompt_tokens']} prompt + "
+        f"{summary['completion_tokens']} completion tokens"
+    )
+    if summary.get("resume"):
+        text += (
+            f"\nrun {summary['run']} is interrupted with {summary['left']} left to do. "
+            f"Resume it with:\n  {summary['resume']}"
+        )
+    elif summary["failed"]:
+        text += (
+            f"\nrun {summary['run']} finished with failures. Try them again with:\n"
+            f"  python manage.py runs retry-failed {summary['run']}"
+        )
+    return text
