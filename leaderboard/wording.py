@@ -12,16 +12,16 @@ from leaderboard.gate_policy import Refusal
 from leaderboard.wording_reasons import reason_text, scene_name  # noqa: F401 (shared names)
 
 
-def gate_rule_text(gate: dict, as_percent: bool = False) -> str:
-    """The gate's rule, for the page and the PDF alike. A report keeps the rule by name
-    (`rule_name`) and, as data, as an English sentence (`rule`), which reports stored before
-    the name existed are left with. The page gives the threshold as a percentage, like
-    every other share it shows."""
-    threshold = _percent(gate["threshold"]) if as_percent else f"{gate['threshold']:.2f}"
+def gate_rule_text(gate: dict) -> str:
+    """The gate's rule, for the page and the PDF alike, with the threshold as a percentage
+    like every other share they show. A report keeps the rule by name (`rule_name`) and, as
+    data, as an English sentence (`rule`), which reports stored before the name existed
+    are left with."""
+    threshold = _percent(gate["threshold"])
     if gate.get("rule_name") == "point":
-        return _("agreement (point estimate) ≥ %(t)s") % {"t": threshold}
+        return _("agreement (point estimate) of at least %(t)s") % {"t": threshold}
     if gate.get("rule_name") == "lower_bound":
-        return _("lower bound of the Wilson 95%% interval ≥ %(t)s") % {"t": threshold}
+        return _("lower bound of the Wilson 95%% interval of at least %(t)s") % {"t": threshold}
     return gate["rule"]
 
 

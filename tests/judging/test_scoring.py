@@ -366,9 +366,7 @@ def test_only_normal_cases_leave_hard_and_decline_undefined():
     system = score_system([case("n1", crit("A", 1, True))], PAPER)
     assert system.normal == Value.of(100.0)
     assert system.hard == Value.undefined("no_hard_cases")
-    assert system.relative_decline == Value.undefined(
-        "hard_undefined:reason=no_hard_cases"
-    )
+    assert system.relative_decline == Value.undefined("hard_undefined:reason=no_hard_cases")
 
 
 def test_hard_cases_without_scorable_ability_leave_hard_undefined():
