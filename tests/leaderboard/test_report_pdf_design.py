@@ -2,6 +2,7 @@
 or disagree) rather than by its count, headings with room below them, and numbers written
 as the page writes them. Read through the functions and styles that choose them."""
 
+from django.utils import translation
 from reportlab.graphics.shapes import Rect, String
 from reportlab.lib import colors
 
@@ -74,4 +75,7 @@ def test_statistics_are_written_as_the_page_writes_them():
     assert statistic_value("share", 0.8, None) == "80.0%"
     assert statistic_value("share", 0.12345, None) == "12.3%"
     assert statistic_value("coefficient", 0.4321, None) == "0.43"
-    assert statistic_value("coefficient", None, "no_units") == "undefined: no units"
+    with translation.override("en"):
+        assert statistic_value("coefficient", None, "no_units") == "undefined: no units"
+    with translation.override("zh-hans"):
+        assert "no_units" not in statistic_value("share", None, "no_units")
