@@ -30,6 +30,7 @@ from leaderboard.stats import (
     percent_agreement_from_counts,
     wilson_interval,
 )
+from leaderboard.stats.reasons import GATE_NO_UNITS, NO_JUDGED_UNITS, NO_VOTES, RATER_NO_MAJORITY
 
 
 class GateRule(StrEnum):
@@ -240,9 +241,9 @@ def agreement_report(
         "humans": _human_statistics(encoded, undefined),
     }
     if not n:
-        undefined["binomial_p"] = "no units with both a consensus and a judge verdict"
-        undefined["binomial_log10_p"] = "no units with both a consensus and a judge verdict"
-        undefined.setdefault("bootstrap_95", "no units with both a consensus and a judge verdict")
+        undefined["binomial_p"] = NO_JUDGED_UNITS
+        undefined["binomial_log10_p"] = NO_JUDGED_UNITS
+        undefined.setdefault("bootstrap_95", NO_JUDGED_UNITS)
     report["gate"] = gate(report, threshold=threshold, rule=rule)
     for name, attribute in (
         ("by_ability", "ability"),
@@ -274,7 +275,7 @@ def gate(report: dict, *, threshold: float, rule: GateRule) -> dict:
         "rule_name": str(rule),
         "point": point,
         "lower_bound": lower,
-        "reason": None if tested is not None else "agreement is undefined: no units",
+        "reason": None if tested is not None else GATE_NO_UNITS,
     }
 
 
@@ -299,7 +300,7 @@ def _breakdown(groups: list[str], agreeing: np.ndarray, undefined: dict, name: s
 def _human_statistics(encoded: _Encoded, undefined: dict) -> dict:
     voted = np.flatnonzero(encoded.votes)
     if not voted.size:
-        undefined["humans"] = "no votes"
+        undefined["humans"] = NO_VOTES
         return {
             "fleiss_kappa": None,
             "krippendorff_alpha": None,
@@ -360,5 +361,5 @@ def _by_rater(encoded: _Encoded, undefined: dict) -> dict:
             "judge_agreement": judge_agreed[i] / b if b else None,
         }
         if not a:
-            undefined[f"by_rater.{rater}"] = "no unit where the other raters have a majority"
+            undefined[f"by_rater.{rater}"] = RATER_NO_MAJORITY
     return result

@@ -27,6 +27,7 @@ from leaderboard.services.gate import (
     gate_evaluate,
     leaderboard_publish,
 )
+from leaderboard.wording_reasons import with_reason_texts
 
 PROFILES = [p.value for p in Profile]
 
@@ -88,6 +89,12 @@ class SnapshotOutput(serializers.ModelSerializer):
     def get_judge_version(self, snapshot: LeaderboardSnapshot) -> dict:
         return _judge_version(snapshot.judge_version)
 
+    def to_representation(self, instance):
+        data = super().to_representation(instance)
+        data["rows"] = with_reason_texts(data["rows"])
+        data["gate"] = with_reason_texts(data["gate"])
+        return data
+
 
 class AgreementReport(APIView):
     """The agreement report of a judge run against a review round's majority."""
@@ -120,7 +127,7 @@ class AgreementReport(APIView):
             return _bad({"detail": str(exc)})
         if evidence.report is None:
             return ApiResponse({"detail": evidence.problem}, status=status.HTTP_404_NOT_FOUND)
-        return ApiResponse({**evidence_header(evidence), **evidence.report})
+        return ApiResponse(with_reason_texts({**evidence_header(evidence), **evidence.report}))
 
 
 def _board_from(request: Request, benchmark, data):
@@ -167,7 +174,7 @@ class Leaderboard(APIView):
                 if board.judge_version
                 else None,
                 "profile": profile,
-                "systems": stored_leaderboard_rows(board=board, profile=profile),
+                "systems": with_reason_texts(stored_leaderboard_rows(board=board, profile=profile)),
             }
         )
 
@@ -214,7 +221,7 @@ class GateEvaluations(APIView):
         except EvaluationRefused as exc:
             return ApiResponse({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
         return ApiResponse(
-            {**EvaluationOutput(evaluation).data, "report": evaluation.report},
+            {**EvaluationOutput(evaluation).data, "report": with_reason_texts(evaluation.report)},
             status=status.HTTP_201_CREATED,
         )
 

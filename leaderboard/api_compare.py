@@ -9,6 +9,7 @@ from rest_framework.views import APIView
 from accounts.access import HasPermission
 from annotation.selectors.benchmarks import benchmark_get
 from leaderboard.selectors.compare import CompareInvalid, runs_compare
+from leaderboard.wording_reasons import with_reason_texts
 
 
 class CompareRuns(APIView):
@@ -43,7 +44,7 @@ class CompareRuns(APIView):
             )
         except CompareInvalid as exc:
             return ApiResponse({"detail": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
-        return ApiResponse(result)
+        return ApiResponse(with_reason_texts(result))
 
 
 def _runs_by_id() -> str:

@@ -28,6 +28,7 @@ from reportlab.platypus import (
 
 from annotation.consensus import majority
 from leaderboard.agreement import Unit
+from leaderboard.reading import STATISTICS, coefficient, percent
 from leaderboard.report_pdf_charts import (
     CJK,
     CJK_CHARS,
@@ -42,10 +43,16 @@ from leaderboard.wording import gate_rule_text, group_label, reason_text
 PAGE_WIDTH = A4[0] - 36 * mm
 BODY = ParagraphStyle("body", fontName=LATIN, fontSize=9, leading=12, alignment=TA_LEFT)
 SMALL = ParagraphStyle("small", parent=BODY, fontSize=7.5, leading=9.5)
-H1 = ParagraphStyle("h1", parent=BODY, fontName=LATIN_BOLD, fontSize=16, leading=20)
-H2 = ParagraphStyle("h2", parent=BODY, fontName=LATIN_BOLD, fontSize=11.5, leading=15)
+# Headings keep a line height of at least 1.25 times their size and leave room below, so
+# the lines after them do not crowd them.
+H1 = ParagraphStyle("h1", parent=BODY, fontName=LATIN_BOLD, fontSize=16, leading=21, spaceAfter=6)
+H2 = ParagraphStyle(
+    "h2", parent=BODY, fontName=LATIN_BOLD, fontSize=11.5, leading=15, spaceBefore=2, spaceAfter=5
+)
 PASSED = colors.HexColor("#1d7a3a")
 FAILED = colors.HexColor("#b3261e")
+GATE = ParagraphStyle("gate", parent=H2, fontSize=14, leading=18, spaceAfter=4)
+HEADINGS = (H1, H2, GATE)
 
 
 @dataclass(frozen=True)
@@ -75,11 +82,20 @@ def _p(text: str, style: ParagraphStyle = BODY) -> Paragraph:
 
 
 def _pct(value: float | None) -> str:
-    return "" if value is None else f"{value * 100:.1f}%"
+    """A share as the page writes it (one decimal); empty when there is none."""
+    return "" if value is None else percent(value)
 
 
 def _interval(bounds: Sequence[float] | None) -> str:
-    return "" if not bounds else f"{bounds[0] * 100:.1f}–{bounds[1] * 100:.1f}%"
+    return "" if not bounds else f"{percent(bounds[0])[:-1]}–{percent(bounds[1])}"
+
+
+def statistic_value(kind: str, value: float | None, reason: str | None) -> str:
+    """A statistic as the page shows it: a share as a percentage with one decimal, a
+    coefficient with two decimals, an undefined one with its reason."""
+    if value is None:
+        return _number(None, reason)
+    return percent(value) if kind == "share" else coefficient(value)
 
 
 def _number(value: float | None, reason: str | None) -> str:
@@ -182,7 +198,7 @@ def agreement_pdf_bytes(
 
     verdict = _("Gate passed") if gate["passed"] else _("Gate not passed")
     verdict_style = ParagraphStyle(
-        "gate", parent=H2, textColor=PASSED if gate["passed"] else FAILED, fontSize=14
+        "gate-verdict", parent=GATE, textColor=PASSED if gate["passed"] else FAILED
     )
     point, excluded = report["percent_agreement"], report["excluded"]
     agreement = (
@@ -203,8 +219,7 @@ def agreement_pdf_bytes(
             "resamples": report["bootstrap"]["resamples"],
             "seed": report["bootstrap"]["seed"],
         },
-        _("Rule: %(rule)s (threshold %(threshold)s)")
-        % {"rule": gate_rule_text(gate), "threshold": _pct(gate["threshold"])},
+        _("Rule: %(rule)s") % {"rule": gate_rule_text(gate)},
         _("One-sided binomial test of agreement above the threshold: %(p)s")
         % {"p": _p_value(report, undefined)},
         _(
@@ -225,30 +240,15 @@ def agreement_pdf_bytes(
     story += [KeepTogether([_p(verdict, verdict_style), *[_p(line) for line in lines]])]
     story.append(Spacer(1, 4 * mm))
 
-    confusion, humans = report["confusion"], report["humans"]
-    stats = [
-        (_("Cohen's kappa"), report["cohen_kappa"], "cohen_kappa"),
-        (_("Gwet's AC1"), report["gwet_ac1"], "gwet_ac1"),
-        ("PABAK", report["pabak"], "pabak"),
-        (_("Sensitivity"), confusion["sensitivity"], "sensitivity"),
-        (_("Specificity"), confusion["specificity"], "specificity"),
-        (_("Prevalence (human hit rate)"), confusion["prevalence"], "prevalence"),
-        (_("Experts: Fleiss' kappa"), humans["fleiss_kappa"], "humans.fleiss_kappa"),
-        (
-            _("Experts: Krippendorff's alpha"),
-            humans["krippendorff_alpha"],
-            "humans.krippendorff_alpha",
-        ),
-        (_("Experts: Gwet's AC1"), humans["gwet_ac1"], "humans.gwet_ac1"),
-        (
-            _("Experts: mean pairwise agreement"),
-            humans["pairwise_agreement"],
-            "humans.pairwise_agreement",
-        ),
-    ]
+    confusion = report["confusion"]
     rows = [[_("Statistic"), _("Value")]]
-    for title, value, key in stats:
-        rows.append([title, _number(value, undefined.get(key) or undefined.get("humans"))])
+    for key, title, kind in STATISTICS:
+        if key == "percent_agreement":
+            continue  # given above, with its intervals
+        section, _dot, name = key.rpartition(".")
+        value = (report.get(section) or {}).get(name) if section else report.get(name)
+        reason = undefined.get(key) or undefined.get(name) or undefined.get(section)
+        rows.append([str(title), statistic_value(kind, value, reason)])
     matrix = confusion_chart(
         confusion,
         labels={
@@ -256,6 +256,8 @@ def agreement_pdf_bytes(
             "experts_miss": _("experts: miss"),
             "judge_hit": _("judge: hit"),
             "judge_miss": _("judge: miss"),
+            "agree": _("agree"),
+            "disagree": _("disagree"),
         },
     )
     story += [

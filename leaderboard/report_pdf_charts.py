@@ -20,6 +20,13 @@ PALE = colors.HexColor("#c7d6ef")
 HUMAN = colors.HexColor("#d97a1e")
 INK = colors.HexColor("#1b1f24")
 GRID = colors.HexColor("#c9ced6")
+# The confusion matrix is coloured by what a cell means, not by its count: the diagonal
+# (judge and experts agree) in greens, the other two cells (they disagree) in reds, each
+# pale enough for the black count on it.
+AGREE = colors.HexColor("#cde8d3")
+AGREE_EDGE = colors.HexColor("#1d7a3a")
+DISAGREE = colors.HexColor("#f5d0cc")
+DISAGREE_EDGE = colors.HexColor("#b3261e")
 
 pdfmetrics.registerFont(UnicodeCIDFont(CJK))
 
@@ -92,27 +99,40 @@ def ability_chart(
     return drawing
 
 
+def confusion_colours(judge_hit: bool, experts_hit: bool) -> tuple[colors.Color, colors.Color]:
+    """(fill, edge) of a confusion matrix cell: the agreement family where the judge and
+    the experts say the same, the disagreement family where they differ."""
+    return (AGREE, AGREE_EDGE) if judge_hit == experts_hit else (DISAGREE, DISAGREE_EDGE)
+
+
 def confusion_chart(confusion: dict, *, labels: dict[str, str], size: float = 170) -> Drawing:
-    """The 2x2 matrix, judge in rows and experts in columns, shaded by count."""
-    cell, left, top_pad = size / 2, 70, 24
-    drawing = Drawing(left + size + 10, size + top_pad + 6)
+    """The 2x2 matrix, judge in rows and experts in columns, coloured by agreement (the
+    diagonal) and disagreement, with a legend below."""
+    cell, left, top_pad, bottom_pad = size / 2, 70, 24, 20
+    drawing = Drawing(left + size + 10, size + top_pad + bottom_pad)
     cells = [
         [confusion["both_hit"], confusion["judge_only"]],
         [confusion["human_only"], confusion["both_miss"]],
     ]
-    largest = max(max(row) for row in cells) or 1
-    top = size + 6
+    top = size + bottom_pad
     drawing.add(label(left + cell / 2, top + 8, labels["experts_hit"], 8, "middle"))
     drawing.add(label(left + cell * 1.5, top + 8, labels["experts_miss"], 8, "middle"))
     for r, row_label in enumerate((labels["judge_hit"], labels["judge_miss"])):
         y = top - cell * (r + 1)
         drawing.add(label(left - 4, y + cell / 2 - 3, row_label, 8, "end"))
         for c, count in enumerate(cells[r]):
-            shade = colors.linearlyInterpolatedColor(
-                colors.white, ACCENT, 0, 1, 0.15 + 0.75 * count / largest
+            fill, edge = confusion_colours(r == 0, c == 0)
+            drawing.add(
+                Rect(
+                    left + cell * c + 1,
+                    y + 1,
+                    cell - 2,
+                    cell - 2,
+                    fillColor=fill,
+                    strokeColor=edge,
+                    strokeWidth=0.8,
+                )
             )
-            drawing.add(Rect(left + cell * c, y, cell, cell, fillColor=shade, strokeColor=GRID))
-            ink = colors.white if count / largest > 0.5 else INK
             drawing.add(
                 String(
                     left + cell * c + cell / 2,
@@ -121,9 +141,13 @@ def confusion_chart(confusion: dict, *, labels: dict[str, str], size: float = 17
                     fontName=LATIN_BOLD,
                     fontSize=14,
                     textAnchor="middle",
-                    fillColor=ink,
+                    fillColor=INK,
                 )
             )
+    for x, key, judge_hit in ((left, "agree", True), (left + cell, "disagree", False)):
+        fill, edge = confusion_colours(judge_hit, True)
+        drawing.add(Rect(x, 4, 10, 8, fillColor=fill, strokeColor=edge, strokeWidth=0.8))
+        drawing.add(label(x + 14, 5, fit(labels[key], cell - 16, 7), 7))
     return drawing
 
 

@@ -1,127 +1,27 @@
 """Display wording of the agreement report, the gate and leaderboards, in the reader's
 language: why a number is undefined, the gate's rule, scoring profiles and report groups.
 
-Why a number is undefined: the statistics and scoring modules are Django-free, so they word
-their reasons in English; stored reports and published snapshots keep the reasons as worded
-then. They are put into the reader's language here, when shown: a known sentence through the
-catalog, a reason that carries a value (a count, a scene, another reason) through its
-pattern. A reason not known is shown as written; `tests/i18n/test_undefined_reasons.py`
-reads the pure modules' sources and fails on a reason this module does not know.
+Why a number is undefined is worded in `leaderboard/wording_reasons.py` (a reason's code
+to its sentence); `reason_text` and `scene_name` are taken from there.
 """
 
-import re
-
-from django.utils.translation import get_language, gettext_lazy, gettext_noop
+from django.utils.translation import get_language, gettext_lazy
 from django.utils.translation import gettext as _
 
 from leaderboard.gate_policy import Refusal
-
-SENTENCES = frozenset(
-    (
-        # statistics (leaderboard/stats/, leaderboard/agreement.py)
-        gettext_noop("no units"),
-        gettext_noop("no units, so there is no proportion to bound"),
-        gettext_noop("no units, so there is nothing to test"),
-        gettext_noop(
-            "the p-value is below the smallest number stored here (about 1e-308); its "
-            "base-10 logarithm is given instead"
-        ),
-        gettext_noop("the p-value is exactly 0, which has no logarithm"),
-        gettext_noop("no units with both a judge verdict and a human consensus"),
-        gettext_noop("no units with both a consensus and a judge verdict"),
-        gettext_noop("agreement is undefined: no units"),
-        gettext_noop("this rater rated no units"),
-        gettext_noop("on none of this rater's units did the other raters reach a majority"),
-        gettext_noop("no unit where the other raters have a majority"),
-        gettext_noop("the human consensus is positive on no unit, so sensitivity is undefined"),
-        gettext_noop("the human consensus is negative on no unit, so specificity is undefined"),
-        gettext_noop("each unit has a single rating, so there is nothing to compare"),
-        gettext_noop("no unit was rated by two or more raters, so there is nothing to compare"),
-        gettext_noop("a single cluster: resampling clusters cannot show any variation"),
-        gettext_noop("the two judges never disagree, so McNemar's test has no discordant pairs"),
-        gettext_noop(
-            "only one category is possible, so chance agreement is 1 and AC1 is undefined"
-        ),
-        gettext_noop(
-            "only one category is possible, so chance agreement is 1 and the statistic is undefined"
-        ),
-        gettext_noop(
-            "all ratings are in one category, so expected agreement is 1 and the statistic is "
-            "undefined"
-        ),
-        gettext_noop(
-            "both raters used one and the same category for every unit, so expected "
-            "agreement is 1 and kappa is undefined"
-        ),
-        # scores (judging/scoring/)
-        gettext_noop("no cases were given"),
-        gettext_noop("no case has a scorable ability"),
-        gettext_noop("the case has no scorable ability (no weighted criterion)"),
-        gettext_noop("the catastrophic rule fired but the case has no scorable ability to zero"),
-        gettext_noop("fewer than two cases scored: resampling cannot vary"),
-        gettext_noop("no normal cases were scored"),
-        gettext_noop("no hard cases were scored"),
-        gettext_noop("no normal case has a scorable ability"),
-        gettext_noop("no hard case has a scorable ability"),
-        gettext_noop("the normal score is 0, so no decline relative to it exists"),
-    )
-)
-
-_DEPENDS = re.compile(r"the (normal|hard) score is undefined: (.+)", re.S)
-_SCENE = re.compile(r"no (.+) scene (cases were scored|case has a scorable ability)", re.S)
-_UNEVEN = re.compile(
-    r"incomplete data: units have between (\d+) and (\d+) ratings, and Fleiss' kappa needs "
-    r"the same number on every unit \(Krippendorff's alpha or Gwet's AC1 allow missing "
-    r"ratings\)"
-)
+from leaderboard.wording_reasons import reason_text, scene_name  # noqa: F401 (shared names)
 
 
-def scene_name(scene: str) -> str:
-    return scene or _("(no scene label)")
-
-
-def reason_text(reason: str | None) -> str:
-    """`reason` in the active language (as written when it is not known)."""
-    if not reason:
-        return ""
-    if reason in SENTENCES:
-        return _(reason)
-    if match := _DEPENDS.fullmatch(reason):
-        which, cause = match.groups()
-        text = (
-            _("the normal score is undefined: %(reason)s")
-            if which == "normal"
-            else _("the hard score is undefined: %(reason)s")
-        )
-        return text % {"reason": reason_text(cause)}
-    if match := _SCENE.fullmatch(reason):
-        scene, tail = match.groups()
-        text = (
-            _("no case of the scene %(scene)s was scored")
-            if tail == "cases were scored"
-            else _("no case of the scene %(scene)s has a scorable ability")
-        )
-        return text % {"scene": scene_name("" if scene == "unlabelled" else scene)}
-    if match := _UNEVEN.fullmatch(reason):
-        low, high = match.groups()
-        return _(
-            "incomplete data: units have between %(low)s and %(high)s ratings, and Fleiss' "
-            "kappa needs the same number on every unit (Krippendorff's alpha or Gwet's AC1 "
-            "allow missing ratings)"
-        ) % {"low": low, "high": high}
-    return reason
-
-
-def gate_rule_text(gate: dict, as_percent: bool = False) -> str:
-    """The gate's rule, for the page and the PDF alike. A report keeps the rule by name
-    (`rule_name`) and, as data, as an English sentence (`rule`), which reports stored before
-    the name existed are left with. The page gives the threshold as a percentage, like
-    every other share it shows."""
-    threshold = _percent(gate["threshold"]) if as_percent else f"{gate['threshold']:.2f}"
+def gate_rule_text(gate: dict) -> str:
+    """The gate's rule, for the page and the PDF alike, with the threshold as a percentage
+    like every other share they show. A report keeps the rule by name (`rule_name`) and, as
+    data, as an English sentence (`rule`), which reports stored before the name existed
+    are left with."""
+    threshold = _percent(gate["threshold"])
     if gate.get("rule_name") == "point":
-        return _("agreement (point estimate) ≥ %(t)s") % {"t": threshold}
+        return _("agreement (point estimate) of at least %(t)s") % {"t": threshold}
     if gate.get("rule_name") == "lower_bound":
-        return _("lower bound of the Wilson 95%% interval ≥ %(t)s") % {"t": threshold}
+        return _("lower bound of the Wilson 95%% interval of at least %(t)s") % {"t": threshold}
     return gate["rule"]
 
 

@@ -5,6 +5,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from judging.scoring.inputs import CaseVerdicts, Profile, ScoredCriterion
+from judging.scoring.reasons import CASE_NOT_SCORABLE, CATASTROPHIC_NOT_SCORABLE
 from judging.scoring.values import Value, mean
 
 
@@ -103,11 +104,9 @@ def score_case(case: CaseVerdicts, profile: Profile) -> CaseScores:
     if average is not None:
         score = Value.of(average)
     elif fired:
-        score = Value.undefined(
-            "the catastrophic rule fired but the case has no scorable ability to zero"
-        )
+        score = Value.undefined(CATASTROPHIC_NOT_SCORABLE)
     else:
-        score = Value.undefined("the case has no scorable ability (no weighted criterion)")
+        score = Value.undefined(CASE_NOT_SCORABLE)
     return CaseScores(
         case_id=case.case_id,
         difficulty=case.difficulty,

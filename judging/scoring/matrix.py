@@ -15,6 +15,16 @@ from functools import lru_cache
 import numpy as np
 
 from judging.scoring.inputs import HARD, NORMAL, Profile
+from judging.scoring.reasons import (
+    NO_CASES,
+    NO_SCENE_CASES,
+    NO_SCENE_SCORABLE,
+    NO_SCORABLE_CASE,
+    NO_SIDE_CASES,
+    NO_SIDE_SCORABLE,
+    TOO_FEW_CASES,
+    reason,
+)
 from judging.scoring.system import relative_decline
 from judging.scoring.values import Value
 
@@ -164,9 +174,7 @@ def overall_bootstraps(
     same_size: dict[int, list[int]] = {}
     for index, (scores, _present) in enumerate(blocks):
         if scores.shape[0] < 2:
-            results[index] = interval(
-                None, None, "fewer than two cases scored: resampling cannot vary"
-            )
+            results[index] = interval(None, None, TOO_FEW_CASES)
         else:
             same_size.setdefault(scores.shape[0], []).append(index)
     tail = (1.0 - confidence) / 2.0 * 100.0
@@ -194,7 +202,7 @@ def overall_bootstraps(
             per_resample = defined.sum(axis=1)
             usable = per_resample > 0
             if not usable.any():
-                results[index] = interval(None, None, "no case has a scorable ability")
+                results[index] = interval(None, None, NO_SCORABLE_CASE)
                 continue
             overall = np.where(defined, means, 0.0).sum(axis=1)[usable] / per_resample[usable]
             low, high = np.percentile(overall, [tail, 100.0 - tail])
@@ -219,11 +227,11 @@ class MatrixSummary:
     cases_scored: int
 
 
-def _subset(scores, present, selected: np.ndarray, what: str) -> Value:
+def _subset(scores, present, selected: np.ndarray, no_cases: str, none_scorable: str) -> Value:
     if not selected.any():
-        return Value.undefined(f"no {what} cases were scored")
+        return Value.undefined(no_cases)
     means, _ = _ability_means(scores[selected], present[selected])
-    return _macro(means, f"no {what} case has a scorable ability")
+    return _macro(means, none_scorable)
 
 
 def summarise(
@@ -247,17 +255,25 @@ def summarise(
     means, counts = _ability_means(scores, present)
     overall = _macro(
         means,
-        "no cases were given" if not scores.shape[0] else "no case has a scorable ability",
+        NO_CASES if not scores.shape[0] else NO_SCORABLE_CASE,
     )
     ability_scores = {label: float(means[i]) for i, label in enumerate(abilities) if counts[i] > 0}
     grouped: dict[str, list[float]] = {}
     for i, category in enumerate(categories):
         if counts[i] > 0:
             grouped.setdefault(category, []).append(float(means[i]))
-    normal = _subset(scores, present, difficulty == NORMAL, NORMAL)
-    hard = _subset(scores, present, difficulty == HARD, HARD)
+    normal = _subset(
+        scores, present, difficulty == NORMAL, NO_SIDE_CASES[NORMAL], NO_SIDE_SCORABLE[NORMAL]
+    )
+    hard = _subset(scores, present, difficulty == HARD, NO_SIDE_CASES[HARD], NO_SIDE_SCORABLE[HARD])
     scenes = {
-        name: _subset(scores, present, scene == name, f"{name or 'unlabelled'} scene")
+        name: _subset(
+            scores,
+            present,
+            scene == name,
+            reason(NO_SCENE_CASES, scene=name),
+            reason(NO_SCENE_SCORABLE, scene=name),
+        )
         for name in sorted(set(scene.tolist()))
     }
     return MatrixSummary(

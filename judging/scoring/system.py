@@ -5,6 +5,16 @@ from dataclasses import dataclass
 
 from judging.scoring.case import CaseScores, scorable, score_case
 from judging.scoring.inputs import HARD, NORMAL, CaseVerdicts, Profile
+from judging.scoring.reasons import (
+    HARD_UNDEFINED,
+    NO_CASES,
+    NO_SCORABLE_CASE,
+    NO_SIDE_CASES,
+    NO_SIDE_SCORABLE,
+    NORMAL_SCORE_ZERO,
+    NORMAL_UNDEFINED,
+    reason,
+)
 from judging.scoring.values import Value, mean
 
 
@@ -64,10 +74,8 @@ def macro_average(ability_scores: Mapping[str, float], *, empty_reason: str) -> 
 def _subset_overall(results: tuple[CaseScores, ...], difficulty: str) -> Value:
     subset = [result for result in results if result.difficulty == difficulty]
     if not subset:
-        return Value.undefined(f"no {difficulty} cases were scored")
-    return macro_average(
-        ability_means(subset), empty_reason=f"no {difficulty} case has a scorable ability"
-    )
+        return Value.undefined(NO_SIDE_CASES[difficulty])
+    return macro_average(ability_means(subset), empty_reason=NO_SIDE_SCORABLE[difficulty])
 
 
 def relative_decline(normal: Value, hard: Value) -> Value:
@@ -79,11 +87,11 @@ def relative_decline(normal: Value, hard: Value) -> Value:
     hard set scored higher.
     """
     if normal.value is None:
-        return Value.undefined(f"the normal score is undefined: {normal.reason}")
+        return Value.undefined(reason(NORMAL_UNDEFINED, reason=normal.reason))
     if hard.value is None:
-        return Value.undefined(f"the hard score is undefined: {hard.reason}")
+        return Value.undefined(reason(HARD_UNDEFINED, reason=hard.reason))
     if normal.value == 0:
-        return Value.undefined("the normal score is 0, so no decline relative to it exists")
+        return Value.undefined(NORMAL_SCORE_ZERO)
     return Value.of((normal.value - hard.value) / normal.value)
 
 
@@ -135,7 +143,7 @@ def score_system(cases: Iterable[CaseVerdicts], profile: Profile | str) -> Syste
     abilities = _means(per_ability)
     overall = macro_average(
         abilities,
-        empty_reason="no cases were given" if not cases else "no case has a scorable ability",
+        empty_reason=NO_CASES if not cases else NO_SCORABLE_CASE,
     )
     normal = _subset_overall(results, NORMAL)
     hard = _subset_overall(results, HARD)

@@ -1,7 +1,8 @@
 """A number that may be undefined, with the reason why.
 
 Scores are shown to researchers and exported; a missing hard set or a zero normal score must
-read as "undefined, because ..." rather than as 0 or NaN, which look like real results.
+read as "undefined, because ..." rather than as 0 or NaN, which look like real results. The
+reason is a code of `judging.scoring.reasons`, put into words where it is shown.
 """
 
 import math

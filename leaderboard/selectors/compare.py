@@ -17,6 +17,7 @@ from leaderboard.selectors.boards import judge_version_header
 from leaderboard.stats.bootstrap import DEFAULT_RESAMPLES
 from leaderboard.stats.paired import cluster_bootstrap_difference, mcnemar_exact
 from leaderboard.stats.pairwise import cohens_kappa_table, percent_agreement_from_counts
+from leaderboard.stats.reasons import NO_PAIRED_UNITS, NO_UNITS
 from leaderboard.stats.result import Interval, Stat
 
 
@@ -59,7 +60,7 @@ def _pair_summary(pairs: list[tuple[bool, bool]]) -> dict:
         "cohens_kappa": _stat(
             cohens_kappa_table([[both, only_first], [only_second, neither]])
             if pairs
-            else Stat.undefined("no units")
+            else Stat.undefined(NO_UNITS)
         ),
         "first_hit_second_miss": only_first,
         "first_miss_second_hit": only_second,
@@ -109,9 +110,7 @@ def _with_round(round_: ReviewRound, first: JudgeRun, second: JudgeRun, resample
     first_share = percent_agreement_from_counts(int(np.sum(agree_first)), n)
     second_share = percent_agreement_from_counts(int(np.sum(agree_second)), n)
     difference = (
-        Stat.of(first_share.value - second_share.value)
-        if n
-        else Stat.undefined("no units with a majority and both runs' verdicts")
+        Stat.of(first_share.value - second_share.value) if n else Stat.undefined(NO_PAIRED_UNITS)
     )
     return {
         "name": round_.name,

@@ -24,6 +24,7 @@ from judging.scoring.matrix import (
     overall_bootstraps,
     summarise,
 )
+from judging.scoring.reasons import NO_CASES
 from leaderboard.selectors.boards import BoardRuns
 
 # Rows per fetch while streaming verdicts: large runs never sit in memory as model objects.
@@ -209,7 +210,7 @@ def _criteria(board: BoardRuns, ids: np.ndarray) -> list[tuple]:
 
 def _row(name: str, kind: str, summary: MatrixSummary | None, failed: int) -> dict[str, Any]:
     if summary is None:
-        reason = "no cases were given"
+        reason = NO_CASES
         nothing = Value.undefined(reason)
         values = {field: nothing for field in SCORE_FIELDS}
         interval: list | None = None

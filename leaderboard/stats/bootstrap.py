@@ -11,6 +11,7 @@ from collections.abc import Hashable, Sequence
 import numpy as np
 
 from leaderboard.stats.intervals import check_confidence
+from leaderboard.stats.reasons import NO_UNITS, SINGLE_CLUSTER
 from leaderboard.stats.result import BootstrapInterval
 
 DEFAULT_SEED = 20251
@@ -89,12 +90,10 @@ def cluster_bootstrap_agreement(
         )
 
     if flags.size == 0:
-        return result(None, None, "no units", 0)
+        return result(None, None, NO_UNITS, 0)
     codes, n_clusters = _cluster_codes(cluster_ids)
     if n_clusters < 2:
-        return result(
-            None, None, "a single cluster: resampling clusters cannot show any variation", 1
-        )
+        return result(None, None, SINGLE_CLUSTER, 1)
 
     # Per cluster: how many units agree and how many units there are.
     agree_per_cluster = np.bincount(codes, weights=flags, minlength=n_clusters).astype(np.int64)

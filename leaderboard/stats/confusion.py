@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from leaderboard.stats._labels import is_missing
+from leaderboard.stats.reasons import NO_NEGATIVE_CONSENSUS, NO_POSITIVE_CONSENSUS, NO_UNITS
 from leaderboard.stats.result import Stat
 
 
@@ -40,7 +41,7 @@ class BinaryConfusion:
         return _ratio(
             self.both_hit,
             self.both_hit + self.human_only,
-            "the human consensus is positive on no unit, so sensitivity is undefined",
+            NO_POSITIVE_CONSENSUS,
         )
 
     @property
@@ -49,18 +50,18 @@ class BinaryConfusion:
         return _ratio(
             self.both_miss,
             self.both_miss + self.judge_only,
-            "the human consensus is negative on no unit, so specificity is undefined",
+            NO_NEGATIVE_CONSENSUS,
         )
 
     @property
     def prevalence(self) -> Stat:
         """The share of units the human consensus calls positive."""
-        return _ratio(self.both_hit + self.human_only, self.n, "no units")
+        return _ratio(self.both_hit + self.human_only, self.n, NO_UNITS)
 
     @property
     def judge_positive_rate(self) -> Stat:
         """The share of units the judge calls positive."""
-        return _ratio(self.both_hit + self.judge_only, self.n, "no units")
+        return _ratio(self.both_hit + self.judge_only, self.n, NO_UNITS)
 
 
 def binary_confusion(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from statistics import NormalDist
 
+from leaderboard.stats.reasons import NO_UNITS_TO_BOUND
 from leaderboard.stats.result import Interval
 
 
@@ -27,7 +28,7 @@ def wilson_interval(successes: int, n: int, confidence: float = 0.95) -> Interva
     check_counts(successes, n)
     check_confidence(confidence)
     if n == 0:
-        return Interval.undefined("no units, so there is no proportion to bound")
+        return Interval.undefined(NO_UNITS_TO_BOUND)
     # The standard library's normal quantile: the same z as scipy's, without importing
     # scipy.stats (a second of start-up for every command and worker).
     z = NormalDist().inv_cdf(1.0 - (1.0 - confidence) / 2.0)

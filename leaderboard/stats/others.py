@@ -9,6 +9,7 @@ import numpy as np
 
 from leaderboard.stats._labels import encode_matrix, unit_counts
 from leaderboard.stats.raters import RatingsMatrix
+from leaderboard.stats.reasons import RATER_NO_MAJORITY, RATER_NO_UNITS
 from leaderboard.stats.result import Stat
 
 
@@ -61,11 +62,9 @@ def agreement_with_others(
         if compared:
             agreement = Stat.of(agreed / compared)
         elif units.size:
-            agreement = Stat.undefined(
-                "on none of this rater's units did the other raters reach a majority"
-            )
+            agreement = Stat.undefined(RATER_NO_MAJORITY)
         else:
-            agreement = Stat.undefined("this rater rated no units")
+            agreement = Stat.undefined(RATER_NO_UNITS)
         results.append(
             RaterAgreement(
                 rater=name,

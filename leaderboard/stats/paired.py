@@ -10,9 +10,8 @@ import numpy as np
 
 from leaderboard.stats.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, _cluster_codes
 from leaderboard.stats.intervals import check_confidence, check_counts
+from leaderboard.stats.reasons import MCNEMAR_NO_DISCORDANT, NO_UNITS, SINGLE_CLUSTER
 from leaderboard.stats.result import BootstrapInterval, Stat
-
-NO_DISCORDANT = "the two judges never disagree, so McNemar's test has no discordant pairs"
 
 
 def mcnemar_exact(only_first: int, only_second: int) -> Stat:
@@ -23,7 +22,7 @@ def mcnemar_exact(only_first: int, only_second: int) -> Stat:
     check_counts(only_first, only_first + only_second)
     discordant = int(only_first) + int(only_second)
     if discordant == 0:
-        return Stat.undefined(NO_DISCORDANT)
+        return Stat.undefined(MCNEMAR_NO_DISCORDANT)
     # Imported here: scipy.stats costs every process a second at start-up.
     from scipy.stats import binom
 
@@ -64,12 +63,10 @@ def cluster_bootstrap_difference(
         )
 
     if a.size == 0:
-        return result(None, None, "no units", 0)
+        return result(None, None, NO_UNITS, 0)
     codes, n_clusters = _cluster_codes(cluster_ids)
     if n_clusters < 2:
-        return result(
-            None, None, "a single cluster: resampling clusters cannot show any variation", 1
-        )
+        return result(None, None, SINGLE_CLUSTER, 1)
     difference = np.bincount(codes, weights=a.astype(np.int64) - b, minlength=n_clusters)
     units = np.bincount(codes, minlength=n_clusters)
     rng = np.random.default_rng(int(seed))

@@ -13,12 +13,8 @@ import numpy as np
 
 from leaderboard.stats._labels import encode_pairs
 from leaderboard.stats.intervals import check_counts
+from leaderboard.stats.reasons import KAPPA_ONE_CATEGORY, NO_JUDGED_UNITS, ONE_CATEGORY_POSSIBLE
 from leaderboard.stats.result import Stat
-
-NO_UNITS = "no units with both a judge verdict and a human consensus"
-ONE_CATEGORY = (
-    "only one category is possible, so chance agreement is 1 and the statistic is undefined"
-)
 
 Labels = Sequence[Hashable | None]
 
@@ -33,21 +29,18 @@ def percent_agreement_from_counts(agreed: int, n: int) -> Stat:
     """``percent_agreement`` when ``agreed`` of ``n`` units are already counted."""
     check_counts(agreed, n)
     if n == 0:
-        return Stat.undefined(NO_UNITS)
+        return Stat.undefined(NO_JUDGED_UNITS)
     return Stat.of(agreed / n)
 
 
 def _kappa_from_table(table: np.ndarray) -> Stat:
     n = table.sum()
     if n <= 0:
-        return Stat.undefined(NO_UNITS)
+        return Stat.undefined(NO_JUDGED_UNITS)
     observed = np.trace(table) / n
     expected = float(table.sum(axis=1) @ table.sum(axis=0)) / (n * n)
     if expected >= 1.0 - 1e-12:
-        return Stat.undefined(
-            "both raters used one and the same category for every unit, so expected "
-            "agreement is 1 and kappa is undefined"
-        )
+        return Stat.undefined(KAPPA_ONE_CATEGORY)
     return Stat.of((observed - expected) / (1.0 - expected))
 
 
@@ -63,7 +56,7 @@ def cohens_kappa_table(table: Sequence[Sequence[float]] | np.ndarray) -> Stat:
     """Cohen's kappa of a square contingency table (rows: one rater, columns: the other)."""
     array = np.asarray(table, dtype=np.float64)
     if array.size == 0:
-        return Stat.undefined(NO_UNITS)
+        return Stat.undefined(NO_JUDGED_UNITS)
     if array.ndim != 2 or array.shape[0] != array.shape[1]:
         raise ValueError(f"a contingency table is square, got shape {array.shape}")
     if not np.all(np.isfinite(array)) or np.any(array < 0):
@@ -88,9 +81,9 @@ def gwet_ac1_pair(
     """
     a, b, k = _marginals(judge, human, categories)
     if a.size == 0:
-        return Stat.undefined(NO_UNITS)
+        return Stat.undefined(NO_JUDGED_UNITS)
     if k < 2:
-        return Stat.undefined(ONE_CATEGORY)
+        return Stat.undefined(ONE_CATEGORY_POSSIBLE)
     observed = np.count_nonzero(a == b) / a.size
     pi = (np.bincount(a, minlength=k) + np.bincount(b, minlength=k)) / (2.0 * a.size)
     expected = float(np.sum(pi * (1.0 - pi))) / (k - 1)
@@ -101,8 +94,8 @@ def pabak(judge: Labels, human: Labels, categories: Iterable[Hashable] | None = 
     """Prevalence- and bias-adjusted kappa: (K * po - 1) / (K - 1); 2 * po - 1 for binary."""
     a, b, k = _marginals(judge, human, categories)
     if a.size == 0:
-        return Stat.undefined(NO_UNITS)
+        return Stat.undefined(NO_JUDGED_UNITS)
     if k < 2:
-        return Stat.undefined(ONE_CATEGORY)
+        return Stat.undefined(ONE_CATEGORY_POSSIBLE)
     observed = np.count_nonzero(a == b) / a.size
     return Stat.of((k * observed - 1.0) / (k - 1))

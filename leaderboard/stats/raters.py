@@ -12,16 +12,19 @@ from collections.abc import Hashable, Iterable, Sequence
 import numpy as np
 
 from leaderboard.stats._labels import encode_matrix, is_missing, resolve_categories, unit_counts
+from leaderboard.stats.reasons import (
+    NO_RATER_PAIRS,
+    NO_UNITS,
+    ONE_CATEGORY_POSSIBLE,
+    ONE_CATEGORY_USED,
+    SINGLE_RATING,
+    UNEVEN_RATINGS,
+    reason,
+)
 from leaderboard.stats.result import Stat
 
 RatingsMatrix = Sequence[Sequence[Hashable | None]] | np.ndarray
 CountTable = Sequence[Sequence[float]] | np.ndarray
-
-NO_UNITS = "no units"
-NO_PAIRS = "no unit was rated by two or more raters, so there is nothing to compare"
-ONE_CATEGORY_USED = (
-    "all ratings are in one category, so expected agreement is 1 and the statistic is undefined"
-)
 
 
 def _fleiss(counts: np.ndarray) -> Stat:
@@ -30,13 +33,11 @@ def _fleiss(counts: np.ndarray) -> Stat:
     per_unit = counts.sum(axis=1)
     if per_unit.min() != per_unit.max():
         return Stat.undefined(
-            f"incomplete data: units have between {int(per_unit.min())} and "
-            f"{int(per_unit.max())} ratings, and Fleiss' kappa needs the same number on every "
-            "unit (Krippendorff's alpha or Gwet's AC1 allow missing ratings)"
+            reason(UNEVEN_RATINGS, low=int(per_unit.min()), high=int(per_unit.max()))
         )
     m = float(per_unit[0])
     if m < 2:
-        return Stat.undefined("each unit has a single rating, so there is nothing to compare")
+        return Stat.undefined(SINGLE_RATING)
     shares = counts.sum(axis=0) / counts.sum()
     expected = float(np.sum(shares**2))
     if expected >= 1.0 - 1e-12:
@@ -93,7 +94,7 @@ def _unit_counts(
 def _krippendorff(counts: np.ndarray) -> Stat:
     paired = counts[counts.sum(axis=1) >= 2]
     if paired.shape[0] == 0:
-        return Stat.undefined(NO_PAIRS)
+        return Stat.undefined(NO_RATER_PAIRS)
     m = paired.sum(axis=1)
     n_c = paired.sum(axis=0)
     n = float(n_c.sum())
@@ -120,7 +121,7 @@ def krippendorff_alpha(ratings: RatingsMatrix) -> Stat:
 def krippendorff_alpha_from_counts(counts: CountTable) -> Stat:
     """``krippendorff_alpha`` of a units x categories table of rating counts."""
     table = _count_table(counts)
-    return Stat.undefined(NO_PAIRS) if table is None else _krippendorff(table)
+    return Stat.undefined(NO_RATER_PAIRS) if table is None else _krippendorff(table)
 
 
 def _gwet(counts: np.ndarray) -> Stat:
@@ -128,11 +129,9 @@ def _gwet(counts: np.ndarray) -> Stat:
     rated = counts[counts.sum(axis=1) >= 1]
     k = counts.shape[1]
     if paired.shape[0] == 0:
-        return Stat.undefined(NO_PAIRS)
+        return Stat.undefined(NO_RATER_PAIRS)
     if k < 2:
-        return Stat.undefined(
-            "only one category is possible, so chance agreement is 1 and AC1 is undefined"
-        )
+        return Stat.undefined(ONE_CATEGORY_POSSIBLE)
     r = paired.sum(axis=1)
     observed = float(np.mean(np.sum(paired * (paired - 1.0), axis=1) / (r * (r - 1.0))))
     pi = np.mean(rated / rated.sum(axis=1, keepdims=True), axis=0)
@@ -154,13 +153,13 @@ def gwet_ac1(ratings: RatingsMatrix, categories: Iterable[Hashable] | None = Non
 def gwet_ac1_from_counts(counts: CountTable) -> Stat:
     """``gwet_ac1`` of a units x categories table of rating counts (K: its columns)."""
     table = _count_table(counts)
-    return Stat.undefined(NO_PAIRS) if table is None else _gwet(table)
+    return Stat.undefined(NO_RATER_PAIRS) if table is None else _gwet(table)
 
 
 def _pairwise(counts: np.ndarray) -> Stat:
     paired = counts[counts.sum(axis=1) >= 2]
     if paired.shape[0] == 0:
-        return Stat.undefined(NO_PAIRS)
+        return Stat.undefined(NO_RATER_PAIRS)
     m = paired.sum(axis=1)
     agreeing = float(np.sum(paired * (paired - 1.0)))
     return Stat.of(agreeing / float(np.sum(m * (m - 1.0))))
@@ -175,4 +174,4 @@ def pairwise_agreement(ratings: RatingsMatrix) -> Stat:
 def pairwise_agreement_from_counts(counts: CountTable) -> Stat:
     """``pairwise_agreement`` of a units x categories table of rating counts."""
     table = _count_table(counts)
-    return Stat.undefined(NO_PAIRS) if table is None else _pairwise(table)
+    return Stat.undefined(NO_RATER_PAIRS) if table is None else _pairwise(table)

@@ -1,7 +1,8 @@
 """Result types: a statistic or interval that is either a finite number or undefined with a reason.
 
 No function of this package returns NaN: where a measure has no value (no units, no variation,
-no overlapping raters), the result carries ``value=None`` and a ``reason`` a person can read.
+no overlapping raters), the result carries ``value=None`` and a ``reason``: a code of
+`leaderboard.stats.reasons`, which the pages put into the reader's words.
 """
 
 from __future__ import annotations

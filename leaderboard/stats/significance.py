@@ -13,6 +13,7 @@ import math
 import numpy as np
 
 from leaderboard.stats.intervals import check_counts
+from leaderboard.stats.reasons import NO_UNITS_TO_TEST, P_VALUE_UNDERFLOW, P_VALUE_ZERO
 from leaderboard.stats.result import Stat
 
 #: HeartBench's methodology trusts a judge that agrees with the human consensus 75% of the time.
@@ -49,15 +50,12 @@ def agreement_binomial_test(successes: int, n: int, threshold: float = AGREEMENT
     """
     _check(successes, n, threshold)
     if n == 0:
-        return Stat.undefined("no units, so there is nothing to test")
+        return Stat.undefined(NO_UNITS_TO_TEST)
     log_p = agreement_log_p(successes, n, threshold)
     if log_p == -math.inf:
         return Stat.of(0.0)  # exactly: a threshold of 0 allows no agreeing unit under H0
     if log_p < _LOG_TINY:
-        return Stat.undefined(
-            "the p-value is below the smallest number stored here (about 1e-308); its "
-            "base-10 logarithm is given instead"
-        )
+        return Stat.undefined(P_VALUE_UNDERFLOW)
     return Stat.of(min(1.0, math.exp(log_p)))
 
 
@@ -65,8 +63,8 @@ def agreement_binomial_log10_p(successes: int, n: int, threshold: float = AGREEM
     """The same p-value's base-10 logarithm, defined however small the p-value is."""
     _check(successes, n, threshold)
     if n == 0:
-        return Stat.undefined("no units, so there is nothing to test")
+        return Stat.undefined(NO_UNITS_TO_TEST)
     log_p = agreement_log_p(successes, n, threshold)
     if log_p == -math.inf:
-        return Stat.undefined("the p-value is exactly 0, which has no logarithm")
+        return Stat.undefined(P_VALUE_ZERO)
     return Stat.of(log_p / math.log(10))

@@ -26,7 +26,7 @@ def reason_text(value) -> str:
 
 @register.filter
 def gate_rule(gate: dict) -> str:
-    return wording.gate_rule_text(gate, as_percent=True)
+    return wording.gate_rule_text(gate)
 
 
 @register.filter

@@ -80,7 +80,7 @@ def test_percentages_come_one_way_and_coefficients_on_their_own_scale(data, rese
     # No four-decimal proportion anywhere in the tables.
     assert not re.search(r'<td class="num">0\.\d{3,}', body)
     assert re.search(r"Wilson 95% CI \d+\.\d–\d+\.\d%", body)
-    assert "agreement (point estimate) ≥ 75.0%" in body
+    assert "agreement (point estimate) of at least 75.0%" in body
 
 
 def test_p_value_units_and_small_groups_are_explained(data, researcher):  # noqa: F811

@@ -53,11 +53,13 @@ def test_the_pdf_has_the_gate_the_numbers_and_the_chinese_labels(data):  # noqa:
     chinese = _text(client.get(url, params, HTTP_ACCEPT_LANGUAGE="zh-hans"))
     assert "情绪感知" in chinese
     # The gate's rule is worded in the reader's language too.
-    assert "agreement (point estimate) ≥ 0.75" in text
-    assert "一致性（点估计）≥ 0.75" in chinese and "point estimate" not in chinese
+    # ...and reads as on the page: words and a percentage with one decimal, no "≥ 0.75".
+    assert "Rule: agreement (point estimate) of at least 75.0%" in " ".join(text.split())
+    assert "一致性（点估计）不低于 75.0%" in chinese and "point estimate" not in chinese
+    assert "≥" not in text and "0.75" not in text
     GatePolicy.objects.create(benchmark=round_.benchmark, threshold=0.8, rule="lower_bound")
     chinese = _text(client.get(url, params, HTTP_ACCEPT_LANGUAGE="zh-hans"))
-    assert "Wilson 95% 区间下限 ≥ 0.80" in chinese and "lower bound" not in chinese
+    assert "Wilson 95% 区间下限不低于 80.0%" in chinese and "lower bound" not in chinese
     # The confusion matrix cells: both hit 4, judge only 1, human only 1, both miss 2.
     assert "Confusion matrix" in text
     assert "nan" not in text.lower()

@@ -10,6 +10,7 @@ from judging.scoring import Profile
 from leaderboard.provenance import rubric_versions_of
 from leaderboard.selectors.boards import BoardNotFound, board_runs, judge_version_header
 from leaderboard.selectors.scores import leaderboard_rows
+from leaderboard.wording_reasons import reason_text
 
 MISSING = "-"
 
@@ -175,7 +176,7 @@ class Command(BaseCommand):
                 [[name, *(_number(row[key].get(name)) for row in rows)] for name in names],
             )
         notes = [
-            f"  {row['system']}: {field}: {reason}"
+            f"  {row['system']}: {field}: {reason_text(reason)}"
             for row in rows
             for field, reason in row["undefined"].items()
         ]

@@ -1,0 +1,55 @@
+"""Why a statistic is undefined, as a code (the form is `judging.scoring.reasons`'s).
+
+`CODES` lists every code the statistics, the agreement report and the run comparison may
+give, with the names of their values; the pages, the PDF and the API put them into words.
+"""
+
+from judging.scoring.reasons import parse, reason
+
+NO_UNITS = "no_units"
+NO_UNITS_TO_BOUND = "no_units_to_bound"
+NO_UNITS_TO_TEST = "no_units_to_test"
+P_VALUE_UNDERFLOW = "p_value_underflow"
+P_VALUE_ZERO = "p_value_zero"
+NO_JUDGED_UNITS = "no_judged_units"
+GATE_NO_UNITS = "gate_no_units"
+RATER_NO_UNITS = "rater_no_units"
+RATER_NO_MAJORITY = "rater_no_majority"
+NO_POSITIVE_CONSENSUS = "no_positive_consensus"
+NO_NEGATIVE_CONSENSUS = "no_negative_consensus"
+SINGLE_RATING = "single_rating"
+NO_RATER_PAIRS = "no_rater_pairs"
+SINGLE_CLUSTER = "single_cluster"
+MCNEMAR_NO_DISCORDANT = "mcnemar_no_discordant"
+ONE_CATEGORY_POSSIBLE = "one_category_possible"
+ONE_CATEGORY_USED = "one_category_used"
+KAPPA_ONE_CATEGORY = "kappa_one_category"
+UNEVEN_RATINGS = "uneven_ratings"
+NO_VOTES = "no_votes"
+NO_PAIRED_UNITS = "no_paired_units"
+
+CODES: dict[str, tuple[str, ...]] = {
+    NO_UNITS: (),
+    NO_UNITS_TO_BOUND: (),
+    NO_UNITS_TO_TEST: (),
+    P_VALUE_UNDERFLOW: (),
+    P_VALUE_ZERO: (),
+    NO_JUDGED_UNITS: (),
+    GATE_NO_UNITS: (),
+    RATER_NO_UNITS: (),
+    RATER_NO_MAJORITY: (),
+    NO_POSITIVE_CONSENSUS: (),
+    NO_NEGATIVE_CONSENSUS: (),
+    SINGLE_RATING: (),
+    NO_RATER_PAIRS: (),
+    SINGLE_CLUSTER: (),
+    MCNEMAR_NO_DISCORDANT: (),
+    ONE_CATEGORY_POSSIBLE: (),
+    ONE_CATEGORY_USED: (),
+    KAPPA_ONE_CATEGORY: (),
+    UNEVEN_RATINGS: ("low", "high"),
+    NO_VOTES: (),
+    NO_PAIRED_UNITS: (),
+}
+
+__all__ = ["CODES", "parse", "reason"]
