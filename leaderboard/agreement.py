@@ -36,6 +36,8 @@ from leaderboard.stats.reasons import GATE_NO_UNITS, NO_JUDGED_UNITS, NO_VOTES, 
 class GateRule(StrEnum):
     POINT = "point"  # the method's rule: the point estimate reaches the threshold
     LOWER_BOUND = "lower_bound"  # stricter: the 95% interval's lower bound reaches it
+    # Anytime-valid: the sequential test (leaderboard.stats.sequential) decides "pass".
+    SEQUENTIAL = "sequential"
 
 
 class Unit(NamedTuple):
@@ -178,7 +180,11 @@ def agreement_report(
     rule: GateRule = GateRule.POINT,
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
+    sequential: dict | None = None,
 ) -> dict:
+    """The report of `units`. `sequential` is the sequential test's state for the same
+    round (leaderboard.sequential_evidence), kept in the report and read by the gate when
+    its rule is SEQUENTIAL."""
     undefined: dict[str, str] = {}
     encoded = _encode(units)
     majority, with_judge = encoded.majority, encoded.judge >= 0
@@ -244,6 +250,8 @@ def agreement_report(
         undefined["binomial_p"] = NO_JUDGED_UNITS
         undefined["binomial_log10_p"] = NO_JUDGED_UNITS
         undefined.setdefault("bootstrap_95", NO_JUDGED_UNITS)
+    if sequential is not None:
+        report["sequential"] = sequential
     report["gate"] = gate(report, threshold=threshold, rule=rule)
     for name, attribute in (
         ("by_ability", "ability"),
@@ -262,6 +270,18 @@ def agreement_report(
 def gate(report: dict, *, threshold: float, rule: GateRule) -> dict:
     point = report["percent_agreement"]
     lower = report["wilson_95"][0] if report["wilson_95"] else None
+    if rule == GateRule.SEQUENTIAL:
+        decision = (report.get("sequential") or {}).get("decision")
+        return {
+            "threshold": threshold,
+            "passed": decision == "pass",
+            "rule": f"sequential test decides pass (agreement >= {threshold:.2f})",
+            "rule_name": str(rule),
+            "point": point,
+            "lower_bound": lower,
+            "decision": decision,
+            "reason": None if point is not None else GATE_NO_UNITS,
+        }
     tested = point if rule == GateRule.POINT else lower
     passed = tested is not None and tested >= threshold
     if rule == GateRule.POINT:

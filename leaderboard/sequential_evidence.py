@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 
 from annotation.consensus import has_majority, majority_hit
 from leaderboard.agreement import Unit
+from leaderboard.stats.reasons import SEQUENTIAL_THRESHOLD
 from leaderboard.stats.sequential import DEFAULT_ALPHA, sequential_gate
 
 
@@ -57,7 +58,7 @@ def sequential_block(
         # only perfection does); betting against it has nothing to stake on.
         return {
             "decision": None,
-            "reason": "the sequential test needs a threshold strictly between 0 and 1",
+            "reason": SEQUENTIAL_THRESHOLD,
             "threshold": threshold,
             "alpha": alpha,
             "items_total": len({unit.response for unit in units}),

@@ -22,6 +22,8 @@ def gate_rule_text(gate: dict) -> str:
         return _("agreement (point estimate) of at least %(t)s") % {"t": threshold}
     if gate.get("rule_name") == "lower_bound":
         return _("lower bound of the Wilson 95%% interval of at least %(t)s") % {"t": threshold}
+    if gate.get("rule_name") == "sequential":
+        return _("the sequential test decides that agreement is at least %(t)s") % {"t": threshold}
     return gate["rule"]
 
 

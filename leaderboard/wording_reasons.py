@@ -47,6 +47,9 @@ SENTENCES: dict[str, str] = {
     stats.SINGLE_CLUSTER: gettext_noop(
         "a single cluster: resampling clusters cannot show any variation"
     ),
+    stats.SEQUENTIAL_THRESHOLD: gettext_noop(
+        "the sequential test needs a threshold strictly between 0 and 1"
+    ),
     stats.MCNEMAR_NO_DISCORDANT: gettext_noop(
         "the two judges never disagree, so McNemar's test has no discordant pairs"
     ),

@@ -14,6 +14,7 @@ class GatePolicy(models.Model):
         POINT = "point", _("point estimate >= threshold (the method's rule)")
         # xgettext:no-python-format
         LOWER_BOUND = "lower_bound", _("lower bound of the 95% interval >= threshold")
+        SEQUENTIAL = "sequential", _("sequential test decides pass (anytime-valid)")
 
     benchmark = models.OneToOneField(
         Benchmark, on_delete=models.CASCADE, related_name="gate_policy"

@@ -219,20 +219,21 @@ def agreement_evidence(
         1 for response, task in tasks.items() if task.rubric_version == frozen.get(response)
     )
     evidence.units = agreement_units(round_=round_, runs=runs, tasks=tasks)
-    evidence.report = agreement_report(
-        evidence.units,
-        threshold=policy.threshold if threshold is None else threshold,
-        rule=GateRule(policy.rule if rule is None else rule),
-        resamples=resamples,
-    )
+    gate_threshold = policy.threshold if threshold is None else threshold
     ranks = dict(
         ReviewItem.objects.filter(round=round_).values_list("response_id", "hand_out_rank")
     )
-    evidence.report["sequential"] = sequential_block(
+    evidence.report = agreement_report(
         evidence.units,
-        ranks,
-        raters_per_item=round_.raters_per_item,
-        threshold=evidence.report["gate"]["threshold"],
+        threshold=gate_threshold,
+        rule=GateRule(policy.rule if rule is None else rule),
+        resamples=resamples,
+        sequential=sequential_block(
+            evidence.units,
+            ranks,
+            raters_per_item=round_.raters_per_item,
+            threshold=gate_threshold,
+        ),
     )
     return evidence
 

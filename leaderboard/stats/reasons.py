@@ -27,6 +27,7 @@ KAPPA_ONE_CATEGORY = "kappa_one_category"
 UNEVEN_RATINGS = "uneven_ratings"
 NO_VOTES = "no_votes"
 NO_PAIRED_UNITS = "no_paired_units"
+SEQUENTIAL_THRESHOLD = "sequential_threshold"
 
 CODES: dict[str, tuple[str, ...]] = {
     NO_UNITS: (),
@@ -50,6 +51,7 @@ CODES: dict[str, tuple[str, ...]] = {
     UNEVEN_RATINGS: ("low", "high"),
     NO_VOTES: (),
     NO_PAIRED_UNITS: (),
+    SEQUENTIAL_THRESHOLD: (),
 }
 
 __all__ = ["CODES", "parse", "reason"]

@@ -41,6 +41,7 @@ NOT_REASONS = {
 OTHER_FORMATTED = (
     "agreement (point estimate) >= {",
     "lower bound of the Wilson 95% interval >= {",
+    "sequential test decides pass (agreement >= {",
     "the judge returned {got} verdict(s)",
     "Concord {CONCORD_VERSION}",  # the software a comparison was made with
     "{name}={quote(str(value), safe='')}",  # a reason's value in its stored form

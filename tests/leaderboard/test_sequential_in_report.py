@@ -62,3 +62,31 @@ def test_the_agreement_page_shows_the_state_in_both_languages(data, coordinator)
         url, {"round": round_.pk, "run": run.pk}, headers={"accept-language": "zh-hans"}
     )
     assert "尚未决定" in chinese.content.decode()
+
+
+def test_the_sequential_rule_passes_only_on_the_tests_decision(data, capsys):  # noqa: F811
+    from leaderboard.agreement import GateRule, gate
+    from leaderboard.models import GatePolicy
+    from leaderboard.wording import gate_rule_text
+
+    round_, _run = data
+    GatePolicy.objects.update_or_create(
+        benchmark=round_.benchmark, defaults={"rule": "sequential", "threshold": 0.75}
+    )
+    report = _report(capsys)
+    # 75% agreement meets the point rule, but two items decide nothing yet.
+    assert report["percent_agreement"] == 0.75
+    assert report["gate"]["rule_name"] == "sequential" and report["gate"]["passed"] is False
+    assert report["gate"]["decision"] == "continue"
+    decided = gate(
+        {"percent_agreement": 0.9, "wilson_95": [0.8, 0.95], "sequential": {"decision": "pass"}},
+        threshold=0.75,
+        rule=GateRule.SEQUENTIAL,
+    )
+    assert decided["passed"] is True
+    from django.utils import translation
+
+    with translation.override("en"):
+        assert gate_rule_text(decided) == (
+            "the sequential test decides that agreement is at least 75.0%"
+        )
