@@ -34,6 +34,7 @@ class ExpertRow:
     username: str
     done: int
     open: int
+    skipped: int
     median_seconds: float | None
     fast_items: int
     agreement: float | None  # with the majority of the other raters of the same items
@@ -54,6 +55,8 @@ class RoundDashboard:
     experts: list[ExpertRow]
     alerts: list[str] = field(default_factory=list)
     open_flags: int = 0
+    # (reason label, count) of the items experts gave back to the pool
+    skip_reasons: list[tuple[str, int]] = field(default_factory=list)
 
     @property
     def percent(self) -> float:
@@ -95,14 +98,20 @@ def round_dashboard(*, round_: ReviewRound) -> RoundDashboard:
     for expert_id, username, status, active in Assignment.objects.filter(
         item__round=round_
     ).values_list("expert_id", "expert__username", "status", "active_seconds"):
-        row = per_expert.setdefault(expert_id, {"username": username, "done": 0, "open": 0})
-        if status == Assignment.Status.SUBMITTED:
+        row = per_expert.setdefault(
+            expert_id, {"username": username, "done": 0, "open": 0, "skipped": 0}
+        )
+        if status == Assignment.Status.SKIPPED:
+            row["skipped"] += 1
+        elif status == Assignment.Status.SUBMITTED:
             row["done"] += 1
             seconds[expert_id].append(active)
         else:
             row["open"] += 1
     for expert in round_.experts.all():
-        per_expert.setdefault(expert.pk, {"username": expert.username, "done": 0, "open": 0})
+        per_expert.setdefault(
+            expert.pk, {"username": expert.username, "done": 0, "open": 0, "skipped": 0}
+        )
     agreement = _agreement_with_others(round_)
     rates = dict(
         ExpertProfile.objects.filter(user_id__in=per_expert).values_list("user_id", "rate_per_item")
@@ -117,6 +126,7 @@ def round_dashboard(*, round_: ReviewRound) -> RoundDashboard:
                 username=row["username"],
                 done=row["done"],
                 open=row["open"],
+                skipped=row["skipped"],
                 median_seconds=statistics.median(times) if times else None,
                 fast_items=sum(1 for t in times if t < round_.fast_answer_seconds),
                 agreement=agreement.get(expert_id),
@@ -137,9 +147,21 @@ def round_dashboard(*, round_: ReviewRound) -> RoundDashboard:
         assignments_needed=needed,
         experts=rows,
         open_flags=Flag.objects.filter(assignment__item__round=round_, resolved=False).count(),
+        skip_reasons=_skip_reasons(round_),
     )
     dashboard.alerts = _alerts(dashboard)
     return dashboard
+
+
+def _skip_reasons(round_: ReviewRound) -> list[tuple[str, int]]:
+    labels = dict(Assignment.SkipReason.choices)
+    counts = (
+        Assignment.objects.filter(item__round=round_, status=Assignment.Status.SKIPPED)
+        .values_list("skip_reason")
+        .annotate(n=Count("pk"))
+        .order_by("-n", "skip_reason")
+    )
+    return [(labels.get(reason, reason), n) for reason, n in counts]
 
 
 def _alerts(dashboard: RoundDashboard) -> list[str]:
