@@ -10,7 +10,7 @@ from django.db.models import Count, Exists, OuterRef, Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from annotation.consensus import majority
+from annotation.consensus import is_tie, majority
 from annotation.models import (
     Adjudication,
     Assignment,
@@ -210,25 +210,48 @@ def _deadline_warning(dashboard: RoundDashboard) -> str:
     return ""
 
 
-def adjudication_queue(*, round_: ReviewRound | None = None, adjudicator=None) -> list[dict]:
-    """Items where the raters split (not unanimous) or a flag is open; an adjudicator's
-    queue leaves out the rounds they rate in (see `item_get_for_adjudicator`)."""
-    votes = current_votes(round_=round_) if round_ else None
+QUEUE_NEEDED = "needed"
+QUEUE_SPLITS = "splits"
+
+
+def adjudication_queue(
+    *, round_: ReviewRound | None = None, adjudicator=None, show: str = QUEUE_NEEDED
+) -> list[dict]:
+    """Items that need a senior expert: an open flag, a tie (no majority to stand on), or a
+    split on a catastrophic criterion (one rater saw a catastrophic failure the others did
+    not). A 2-1 split elsewhere has a majority and is shown only with `show="splits"`. An
+    adjudicator's queue leaves out the rounds they rate in (see `item_get_for_adjudicator`).
+    """
     split_items: dict[int, int] = defaultdict(int)
-    if votes is not None:
+    tied_items: dict[int, int] = defaultdict(int)
+    catastrophic_items: dict[int, int] = defaultdict(int)
+    if round_ is not None:
         unit_votes: dict[tuple[int, int], list[bool]] = defaultdict(list)
-        for item, criterion, hit in votes.values_list("assignment__item_id", "criterion_id", "hit"):
+        catastrophic: set[int] = set()
+        for item, criterion, hit, is_catastrophic in current_votes(round_=round_).values_list(
+            "assignment__item_id", "criterion_id", "hit", "criterion__is_catastrophic"
+        ):
             unit_votes[(item, criterion)].append(hit)
-        for (item, _criterion), hits in unit_votes.items():
-            if len(hits) >= 2 and 0 < sum(hits) < len(hits):
-                split_items[item] += 1
+            if is_catastrophic:
+                catastrophic.add(criterion)
+        for (item, criterion), hits in unit_votes.items():
+            if len(hits) < 2 or not 0 < sum(hits) < len(hits):
+                continue
+            split_items[item] += 1
+            if is_tie(len(hits), sum(hits)):
+                tied_items[item] += 1
+            if criterion in catastrophic:
+                catastrophic_items[item] += 1
     flagged = Flag.objects.filter(resolved=False)
     if round_:
         flagged = flagged.filter(assignment__item__round=round_)
+    labels = dict(Flag.Reason.choices)
     flags: dict[int, list[str]] = defaultdict(list)
     for item, reason in flagged.values_list("assignment__item_id", "reason"):
-        flags[item].append(reason)
-    ids = set(split_items) | set(flags)
+        flags[item].append(str(labels.get(reason, reason)))
+    ids = set(flags) | set(tied_items) | set(catastrophic_items)
+    if show == QUEUE_SPLITS:
+        ids |= set(split_items)
     items = ReviewItem.objects.filter(pk__in=ids)
     if adjudicator is not None:
         items = items.exclude(rates_in_round(adjudicator))
@@ -239,6 +262,8 @@ def adjudication_queue(*, round_: ReviewRound | None = None, adjudicator=None) -
         {
             "item": item,
             "split_criteria": split_items.get(item.pk, 0),
+            "tied_criteria": tied_items.get(item.pk, 0),
+            "catastrophic_splits": catastrophic_items.get(item.pk, 0),
             "flags": flags.get(item.pk, []),
             "adjudicated": item.adjudicated,
         }

@@ -13,10 +13,23 @@ from django.views.decorators.http import require_POST
 
 from accounts.access import permission_needed
 from annotation.forms import ReviewRoundForm
-from annotation.models import Assignment, Benchmark, Guideline, ReviewItem, ReviewRound, Vote
+from annotation.models import (
+    Assignment,
+    Benchmark,
+    Flag,
+    Guideline,
+    ReviewItem,
+    ReviewRound,
+    Vote,
+)
 from annotation.selectors.rater_pseudonyms import round_rater_pseudonyms
 from annotation.selectors.review import item_criteria, item_get_for_adjudicator, round_consensus
-from annotation.selectors.review_dashboard import adjudication_queue, round_dashboard
+from annotation.selectors.review_dashboard import (
+    QUEUE_NEEDED,
+    QUEUE_SPLITS,
+    adjudication_queue,
+    round_dashboard,
+)
 from annotation.services.review_adjudication import Decision, item_adjudicate
 from annotation.services.review_assignment import AssignmentRefused, assignment_reassign
 from annotation.services.review_rounds import (
@@ -178,13 +191,15 @@ def adjudication_list(request: HttpRequest) -> HttpResponse:
     round_id = request.GET.get("round", "")
     round_ = get_object_or_404(ReviewRound, pk=int(round_id)) if round_id.isdigit() else None
     rounds = ReviewRound.objects.order_by("-created")
+    show = QUEUE_SPLITS if request.GET.get("show") == QUEUE_SPLITS else QUEUE_NEEDED
     return render(
         request,
         "annotation/review/adjudication_list.html",
         {
-            "queue": adjudication_queue(round_=round_, adjudicator=request.user),
+            "queue": adjudication_queue(round_=round_, adjudicator=request.user, show=show),
             "round": round_,
             "rounds": rounds,
+            "show": show,
         },
     )
 
@@ -230,7 +245,13 @@ def adjudicate(request: HttpRequest, item_id: int) -> HttpResponse:
     for vote in sorted(votes, key=lambda v: names.get(v.assignment.expert_id, "")):
         vote.rater = names.get(vote.assignment.expert_id, "")
         by_criterion.setdefault(vote.criterion_id, []).append(vote)
-    flags = item.assignments.filter(flags__isnull=False).values_list("flags__reason", "flags__note")
+    labels = dict(Flag.Reason.choices)
+    flags = [
+        (labels.get(reason, reason), note)
+        for reason, note in item.assignments.filter(flags__isnull=False).values_list(
+            "flags__reason", "flags__note"
+        )
+    ]
     posted = request.POST if error else {}
     rows = [
         {
