@@ -26,6 +26,8 @@ from annotation.selectors.review import (
 )
 
 LOW_AGREEMENT_MARGIN = 0.15
+# A round's pace is judged after its first day: before, experts may not have started.
+PACE_AFTER_DAYS = 1.0
 
 
 @dataclass
@@ -198,10 +200,12 @@ def _deadline_warning(dashboard: RoundDashboard) -> str:
         return ""
     today = timezone.localdate()
     days_left = (round_.deadline - today).days + 1
-    elapsed = max(1.0, (timezone.now() - round_.created) / dt.timedelta(days=1))
-    pace = dashboard.assignments_done / elapsed  # assignments per day so far
     if days_left <= 0:
         return _("The deadline has passed with %(n)d assignments still to do.") % {"n": remaining}
+    elapsed = (timezone.now() - round_.created) / dt.timedelta(days=1)
+    if elapsed < PACE_AFTER_DAYS:
+        return ""  # too early: nothing done yet is no pace, and would always "miss"
+    pace = dashboard.assignments_done / elapsed  # assignments per day so far
     if pace * days_left < remaining:
         return _(
             "At the current pace (%(pace).1f items a day) the round will miss its deadline: "

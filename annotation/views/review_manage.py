@@ -56,9 +56,22 @@ def round_list(request: HttpRequest) -> HttpResponse:
     return render(request, "annotation/review/round_list.html", {"rounds": rounds})
 
 
+def _round_benchmark(request: HttpRequest) -> Benchmark | None:
+    """The benchmark the new round is for: the one posted or picked above the form, else
+    the only one there is, else the newest."""
+    chosen = request.POST.get("benchmark") or request.GET.get("benchmark", "")
+    benchmarks = Benchmark.objects.order_by("-pk")
+    if chosen.isdigit():
+        found = benchmarks.filter(pk=int(chosen)).first()
+        if found is not None:
+            return found
+    return benchmarks.first()
+
+
 @permission_needed(MANAGE)
 def round_new(request: HttpRequest) -> HttpResponse:
-    form = ReviewRoundForm(request.POST or None)
+    benchmark = _round_benchmark(request)
+    form = ReviewRoundForm(request.POST or None, benchmark=benchmark)
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         try:
@@ -86,7 +99,7 @@ def round_new(request: HttpRequest) -> HttpResponse:
     return render(
         request,
         "annotation/review/round_new.html",
-        {"form": form},
+        {"form": form, "benchmark": benchmark, "benchmarks": Benchmark.objects.order_by("name")},
         status=400 if form.errors else 200,
     )
 
