@@ -2,9 +2,11 @@
 catastrophic criteria; every 2-1 split only on request; flag reasons in words."""
 
 import pytest
+from django.core.management import call_command
 from django.urls import reverse
 
-from annotation.models import Flag, ReviewItem
+from annotation.models import Flag, ReviewItem, ReviewRound
+from annotation.selectors.review_dashboard import adjudication_queue
 from annotation.services.review_rounds import round_open
 from annotation.services.review_votes import flag_raise
 from tests.annotation.review.test_coordinator_pages import complete_round
@@ -73,3 +75,13 @@ def test_flag_reasons_are_translated_on_the_queue_and_the_item(review_round, exp
     assert "文本残缺" in page
     item_page = client.get(reverse("review-adjudicate", args=[item.pk])).content.decode()
     assert "broken_text" not in item_page and "文本残缺" in item_page
+
+
+def test_the_demo_validation_round_queues_what_needs_a_decision():
+    call_command("load_demo")
+    round_ = ReviewRound.objects.get(name="Demo validation round")
+    default = adjudication_queue(round_=round_)
+    every = adjudication_queue(round_=round_, show="splits")
+    assert 0 < len(default) < len(every) < round_.items.count() + 1
+    for entry in default:
+        assert entry["flags"] or entry["tied_criteria"] or entry["catastrophic_splits"]
