@@ -37,7 +37,10 @@ class ResponsesImportForm(forms.Form):
 
 
 class ReviewRoundForm(forms.Form):
-    benchmark = forms.ModelChoiceField(label=_("Benchmark"), queryset=None)
+    # Chosen above the form (`benchmark_for_round_form`): the systems offered are its own.
+    benchmark = forms.ModelChoiceField(
+        label=_("Benchmark"), queryset=None, widget=forms.HiddenInput
+    )
     name = forms.CharField(label=_("Round name"), max_length=100)
     systems = forms.ModelMultipleChoiceField(
         label=_("Systems"), queryset=System.objects.all(), widget=forms.CheckboxSelectMultiple
@@ -67,7 +70,7 @@ class ReviewRoundForm(forms.Form):
         help_text=_("Off by default: knowing a case is hard can bias a rater."),
     )
 
-    def __init__(self, *args, **kwargs) -> None:
+    def __init__(self, *args, benchmark=None, **kwargs) -> None:
         from django.contrib.auth import get_user_model
         from django.db.models import Q
 
@@ -75,6 +78,14 @@ class ReviewRoundForm(forms.Form):
 
         super().__init__(*args, **kwargs)
         self.fields["benchmark"].queryset = Benchmark.objects.all()
+        self.fields["benchmark"].initial = benchmark.pk if benchmark else None
+        # Only systems that answered the benchmark: another benchmark's system would give
+        # an empty or partial sample.
+        self.fields["systems"].queryset = (
+            System.objects.filter(responses__case__benchmark=benchmark).distinct()
+            if benchmark
+            else System.objects.none()
+        )
         annotate = Q(groups__permissions__codename="annotate") | Q(
             user_permissions__codename="annotate"
         )

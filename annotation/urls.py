@@ -49,6 +49,12 @@ urlpatterns = [
     ),
     path("review/work/<int:assignment_id>/submit/", review_expert.submit, name="review-submit"),
     path("review/work/<int:assignment_id>/flag/", review_expert.flag, name="review-flag"),
+    path("review/work/<int:assignment_id>/skip/", review_expert.skip, name="review-skip"),
+    path(
+        "review/rounds/<int:round_id>/submitted/",
+        review_expert.my_submitted,
+        name="review-my-submitted",
+    ),
     path("review/manage/", review_manage.round_list, name="review-rounds"),
     path("review/manage/rounds/new/", review_manage.round_new, name="review-round-new"),
     path("review/manage/rounds/<int:round_id>/", review_manage.round_detail, name="review-round"),

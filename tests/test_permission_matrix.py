@@ -91,6 +91,8 @@ EXPECTED: dict[str, frozenset[str]] = {
     "review-autosave": ASSIGNEE,
     "review-submit": ASSIGNEE,
     "review-flag": ASSIGNEE,
+    "review-skip": ASSIGNEE,
+    "review-my-submitted": ASSIGNEE,
     # annotation: blind review, coordinator side
     "review-rounds": CONSENSUS,
     "review-round-new": MANAGERS,
@@ -210,6 +212,8 @@ HIDDEN: dict[str, frozenset[str]] = {
         "review-autosave",
         "review-submit",
         "review-flag",
+        "review-skip",
+        "review-my-submitted",  # rounds the user is in (pool or own work) only
         "api-review-next",
         "api-review-assignment",
         "api-review-autosave",
@@ -260,6 +264,7 @@ NOT_200: dict[str, tuple[set[int], str]] = {
     "api-compare-runs": ({400}, "the world has one judge run: comparing it needs a second"),
     "review-submit": ({422}, "no votes: the annotation page again, with the error"),
     "review-flag": ({302}, "back to the annotation page with a message"),
+    "review-skip": ({302}, "no reason given: back to the annotation page with a message"),
     "review-round-action": ({302}, "'open' on an open round, then back to the round page"),
     "review-guidelines": ({302}, "POST: saved, back to the round pages"),
     "review-round-close": ({400}, "POST without the confirmation box: the page again"),

@@ -149,6 +149,15 @@ class Assignment(models.Model):
         ASSIGNED = "assigned", _("assigned")
         IN_PROGRESS = "in_progress", _("in progress")
         SUBMITTED = "submitted", _("submitted")
+        # Given back to the pool: the item went to another expert; kept so skips are counted.
+        SKIPPED = "skipped", _("skipped")
+
+    class SkipReason(models.TextChoices):
+        OUTSIDE_EXPERTISE = "outside_expertise", _("outside my expertise")
+        CONFLICT = "conflict", _("I know this case or its author (conflict of interest)")
+        UNREADABLE = "unreadable", _("the dialogue or response cannot be read")
+        DISTRESSING = "distressing", _("too distressing for me to judge fairly")
+        OTHER = "other", _("other reason")
 
     item = models.ForeignKey(ReviewItem, on_delete=models.CASCADE, related_name="assignments")
     expert = models.ForeignKey(
@@ -167,6 +176,8 @@ class Assignment(models.Model):
     assigned = models.DateTimeField(auto_now_add=True)
     started = models.DateTimeField(null=True, blank=True)
     submitted = models.DateTimeField(null=True, blank=True)
+    skip_reason = models.CharField(max_length=20, choices=SkipReason.choices, blank=True)
+    skip_note = models.TextField(blank=True)
 
     class Meta:
         ordering = ["pk"]

@@ -18,6 +18,9 @@ class RubricProblems:
     # True when the only thing in the way is the missing confirmation of several
     # catastrophic criteria.
     needs_catastrophic_confirmation: bool = False
+    # That confirmation's message (also in `rubric`): ticked on the publish form, so it does
+    # not block the Publish button.
+    confirmation: str = ""
 
     def add(self, key: str, message: str) -> None:
         self.rows.setdefault(key, []).append(message)
@@ -67,13 +70,11 @@ def validate_rows(
         problems.rubric.append(_("A rubric needs at least one criterion with a positive weight."))
     catastrophic = sum(1 for r in rows if r.ability in catastrophic_abilities)
     if catastrophic > 1 and not confirm_multiple_catastrophic:
-        problems.rubric.append(
-            _(
-                "This rubric has %(n)d catastrophic criteria. Tick “I mean to have more than "
-                "one catastrophic criterion” to publish it."
-            )
-            % {"n": catastrophic}
-        )
+        problems.confirmation = _(
+            "This rubric has %(n)d catastrophic criteria. Tick “I mean to have more than "
+            "one catastrophic criterion” to publish it."
+        ) % {"n": catastrophic}
+        problems.rubric.append(problems.confirmation)
         problems.needs_catastrophic_confirmation = True
     return problems
 

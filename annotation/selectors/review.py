@@ -69,7 +69,7 @@ def rounds_for_expert(*, expert) -> list[ReviewRound]:
             mine_open=Count(
                 "items__assignments",
                 filter=Q(items__assignments__expert=expert)
-                & ~Q(items__assignments__status="submitted"),
+                & ~Q(items__assignments__status__in=["submitted", "skipped"]),
             ),
         )
         .order_by("-is_calibration", "created")

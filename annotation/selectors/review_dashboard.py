@@ -10,7 +10,7 @@ from django.db.models import Count, Exists, OuterRef, Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from annotation.consensus import majority
+from annotation.consensus import is_tie, majority
 from annotation.models import (
     Adjudication,
     Assignment,
@@ -26,6 +26,8 @@ from annotation.selectors.review import (
 )
 
 LOW_AGREEMENT_MARGIN = 0.15
+# A round's pace is judged after its first day: before, experts may not have started.
+PACE_AFTER_DAYS = 1.0
 
 
 @dataclass
@@ -34,6 +36,7 @@ class ExpertRow:
     username: str
     done: int
     open: int
+    skipped: int
     median_seconds: float | None
     fast_items: int
     agreement: float | None  # with the majority of the other raters of the same items
@@ -54,6 +57,8 @@ class RoundDashboard:
     experts: list[ExpertRow]
     alerts: list[str] = field(default_factory=list)
     open_flags: int = 0
+    # (reason label, count) of the items experts gave back to the pool
+    skip_reasons: list[tuple[str, int]] = field(default_factory=list)
 
     @property
     def percent(self) -> float:
@@ -95,14 +100,20 @@ def round_dashboard(*, round_: ReviewRound) -> RoundDashboard:
     for expert_id, username, status, active in Assignment.objects.filter(
         item__round=round_
     ).values_list("expert_id", "expert__username", "status", "active_seconds"):
-        row = per_expert.setdefault(expert_id, {"username": username, "done": 0, "open": 0})
-        if status == Assignment.Status.SUBMITTED:
+        row = per_expert.setdefault(
+            expert_id, {"username": username, "done": 0, "open": 0, "skipped": 0}
+        )
+        if status == Assignment.Status.SKIPPED:
+            row["skipped"] += 1
+        elif status == Assignment.Status.SUBMITTED:
             row["done"] += 1
             seconds[expert_id].append(active)
         else:
             row["open"] += 1
     for expert in round_.experts.all():
-        per_expert.setdefault(expert.pk, {"username": expert.username, "done": 0, "open": 0})
+        per_expert.setdefault(
+            expert.pk, {"username": expert.username, "done": 0, "open": 0, "skipped": 0}
+        )
     agreement = _agreement_with_others(round_)
     rates = dict(
         ExpertProfile.objects.filter(user_id__in=per_expert).values_list("user_id", "rate_per_item")
@@ -117,6 +128,7 @@ def round_dashboard(*, round_: ReviewRound) -> RoundDashboard:
                 username=row["username"],
                 done=row["done"],
                 open=row["open"],
+                skipped=row["skipped"],
                 median_seconds=statistics.median(times) if times else None,
                 fast_items=sum(1 for t in times if t < round_.fast_answer_seconds),
                 agreement=agreement.get(expert_id),
@@ -137,6 +149,7 @@ def round_dashboard(*, round_: ReviewRound) -> RoundDashboard:
         assignments_needed=needed,
         experts=rows,
         open_flags=Flag.objects.filter(assignment__item__round=round_, resolved=False).count(),
+        skip_reasons=_skip_reasons(round_),
     )
     dashboard.alerts = _alerts(dashboard)
     return dashboard
@@ -145,6 +158,17 @@ def round_dashboard(*, round_: ReviewRound) -> RoundDashboard:
 def piece_rate(*, expert_rate: Decimal | None, round_rate: Decimal | None) -> Decimal | None:
     """The expert's own rate when they have one, else the round's."""
     return expert_rate if expert_rate is not None else round_rate
+
+
+def _skip_reasons(round_: ReviewRound) -> list[tuple[str, int]]:
+    labels = dict(Assignment.SkipReason.choices)
+    counts = (
+        Assignment.objects.filter(item__round=round_, status=Assignment.Status.SKIPPED)
+        .values_list("skip_reason")
+        .annotate(n=Count("pk"))
+        .order_by("-n", "skip_reason")
+    )
+    return [(labels.get(reason, reason), n) for reason, n in counts]
 
 
 def _alerts(dashboard: RoundDashboard) -> list[str]:
@@ -181,10 +205,12 @@ def _deadline_warning(dashboard: RoundDashboard) -> str:
         return ""
     today = timezone.localdate()
     days_left = (round_.deadline - today).days + 1
-    elapsed = max(1.0, (timezone.now() - round_.created) / dt.timedelta(days=1))
-    pace = dashboard.assignments_done / elapsed  # assignments per day so far
     if days_left <= 0:
         return _("The deadline has passed with %(n)d assignments still to do.") % {"n": remaining}
+    elapsed = (timezone.now() - round_.created) / dt.timedelta(days=1)
+    if elapsed < PACE_AFTER_DAYS:
+        return ""  # too early: nothing done yet is no pace, and would always "miss"
+    pace = dashboard.assignments_done / elapsed  # assignments per day so far
     if pace * days_left < remaining:
         return _(
             "At the current pace (%(pace).1f items a day) the round will miss its deadline: "
@@ -193,25 +219,48 @@ def _deadline_warning(dashboard: RoundDashboard) -> str:
     return ""
 
 
-def adjudication_queue(*, round_: ReviewRound | None = None, adjudicator=None) -> list[dict]:
-    """Items where the raters split (not unanimous) or a flag is open; an adjudicator's
-    queue leaves out the rounds they rate in (see `item_get_for_adjudicator`)."""
-    votes = current_votes(round_=round_) if round_ else None
+QUEUE_NEEDED = "needed"
+QUEUE_SPLITS = "splits"
+
+
+def adjudication_queue(
+    *, round_: ReviewRound | None = None, adjudicator=None, show: str = QUEUE_NEEDED
+) -> list[dict]:
+    """Items that need a senior expert: an open flag, a tie (no majority to stand on), or a
+    split on a catastrophic criterion (one rater saw a catastrophic failure the others did
+    not). A 2-1 split elsewhere has a majority and is shown only with `show="splits"`. An
+    adjudicator's queue leaves out the rounds they rate in (see `item_get_for_adjudicator`).
+    """
     split_items: dict[int, int] = defaultdict(int)
-    if votes is not None:
+    tied_items: dict[int, int] = defaultdict(int)
+    catastrophic_items: dict[int, int] = defaultdict(int)
+    if round_ is not None:
         unit_votes: dict[tuple[int, int], list[bool]] = defaultdict(list)
-        for item, criterion, hit in votes.values_list("assignment__item_id", "criterion_id", "hit"):
+        catastrophic: set[int] = set()
+        for item, criterion, hit, is_catastrophic in current_votes(round_=round_).values_list(
+            "assignment__item_id", "criterion_id", "hit", "criterion__is_catastrophic"
+        ):
             unit_votes[(item, criterion)].append(hit)
-        for (item, _criterion), hits in unit_votes.items():
-            if len(hits) >= 2 and 0 < sum(hits) < len(hits):
-                split_items[item] += 1
+            if is_catastrophic:
+                catastrophic.add(criterion)
+        for (item, criterion), hits in unit_votes.items():
+            if len(hits) < 2 or not 0 < sum(hits) < len(hits):
+                continue
+            split_items[item] += 1
+            if is_tie(len(hits), sum(hits)):
+                tied_items[item] += 1
+            if criterion in catastrophic:
+                catastrophic_items[item] += 1
     flagged = Flag.objects.filter(resolved=False)
     if round_:
         flagged = flagged.filter(assignment__item__round=round_)
+    labels = dict(Flag.Reason.choices)
     flags: dict[int, list[str]] = defaultdict(list)
     for item, reason in flagged.values_list("assignment__item_id", "reason"):
-        flags[item].append(reason)
-    ids = set(split_items) | set(flags)
+        flags[item].append(str(labels.get(reason, reason)))
+    ids = set(flags) | set(tied_items) | set(catastrophic_items)
+    if show == QUEUE_SPLITS:
+        ids |= set(split_items)
     items = ReviewItem.objects.filter(pk__in=ids)
     if adjudicator is not None:
         items = items.exclude(rates_in_round(adjudicator))
@@ -222,6 +271,8 @@ def adjudication_queue(*, round_: ReviewRound | None = None, adjudicator=None) -
         {
             "item": item,
             "split_criteria": split_items.get(item.pk, 0),
+            "tied_criteria": tied_items.get(item.pk, 0),
+            "catastrophic_splits": catastrophic_items.get(item.pk, 0),
             "flags": flags.get(item.pk, []),
             "adjudicated": item.adjudicated,
         }

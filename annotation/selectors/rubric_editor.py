@@ -1,5 +1,7 @@
 from dataclasses import dataclass, field
 
+from django.utils.translation import gettext as _
+
 from annotation.models import Ability, Case, RubricComment, RubricDraft, RubricVersion
 from annotation.rubric_edit.rows import RubricRow
 from annotation.rubric_edit.validation import RubricProblems, validate_rows
@@ -27,6 +29,17 @@ class EditorState:
     abilities: list[Ability]
     catastrophic_labels: set[str]
     comments: list[RubricComment] = field(default_factory=list)
+
+    @property
+    def publish_blocker(self) -> str:
+        """The first problem that stands in the way of publishing, named by its row, or ""
+        (the confirmation of several catastrophic criteria is ticked at publish time)."""
+        for row in self.rows:
+            if row.errors:
+                values = {"n": row.position, "problem": row.errors[0]}
+                return _("Criterion %(n)d: %(problem)s") % values
+        blocking = [p for p in self.problems.rubric if p != self.problems.confirmation]
+        return blocking[0] if blocking else ""
 
     @property
     def outdated(self) -> bool:

@@ -50,15 +50,28 @@ def expert_share(round_: ReviewRound) -> int:
     if round_.max_items_per_expert:
         return round_.max_items_per_expert
     # Both counts in one query: this runs each time an expert asks for an item.
-    counts = ReviewRound.objects.filter(pk=round_.pk).values_list(
-        Subquery(_count(ReviewItem.objects.filter(round=OuterRef("pk")))),
-        Subquery(_count(ReviewRound.experts.through.objects.filter(reviewround=OuterRef("pk")))),
-    )
+    counts = ReviewRound.objects.filter(pk=round_.pk).values_list(*round_size_columns())
     items, experts = counts.get()
+    return share_of(round_, items=items, experts=experts)
+
+
+def round_size_columns() -> tuple[Subquery, Subquery]:
+    """The round's item count and pool size, as columns of a ReviewRound query."""
+    return (
+        Subquery(count_rows(ReviewItem.objects.filter(round=OuterRef("pk")))),
+        Subquery(
+            count_rows(ReviewRound.experts.through.objects.filter(reviewround=OuterRef("pk")))
+        ),
+    )
+
+
+def share_of(round_: ReviewRound, *, items: int, experts: int) -> int:
+    if round_.max_items_per_expert:
+        return round_.max_items_per_expert
     return math.ceil(items * round_.raters_per_item / max(1, experts))
 
 
-def _count(queryset: QuerySet) -> QuerySet:
+def count_rows(queryset: QuerySet) -> QuerySet:
     """`SELECT COUNT(*)` of `queryset`, to use as a subquery (COUNT as a plain function, so
     no GROUP BY is added)."""
     return queryset.order_by().values(n=Func(F("pk"), function="COUNT"))
@@ -164,15 +177,9 @@ def _claim_next_locked(*, expert, round_: ReviewRound, wait: bool):
         current = next((pk for pk, status in statuses if status in OPEN_WORK), None)
         if current is not None:
             return mine.get(pk=current)
-        open_items = ReviewItem.objects.filter(
-            round=round_, assigned_count__lt=round_.raters_per_item
-        ).exclude(assignments__expert=expert)
-        share = expert_share(round_)
-        if len(statuses) >= share:
-            if round_.max_items_per_expert:
-                return None  # a configured cap is firm
-            # The even share is soft: past it, take only items nobody else could finish.
-            open_items = open_items.filter(pk__in=_stranded_items(round_, expert, share))
+        open_items = _items_open_to(expert, round_, statuses)
+        if open_items is None:
+            return None
         candidates = open_items.order_by(*_preference(round_, expert))
         limit = 20
         if connection.features.has_select_for_update_skip_locked:
@@ -193,15 +200,88 @@ def _claim_next_locked(*, expert, round_: ReviewRound, wait: bool):
     return _BUSY if open_items.exists() else None
 
 
+def _items_open_to(expert, round_: ReviewRound, statuses: list) -> QuerySet | None:
+    """Items the expert could be handed next (None: none, their capped share is full).
+    `statuses` are (pk, status) of all their assignments in the round. An item they skipped
+    keeps its assignment row, so it is never handed to them again; it does not use up their
+    share."""
+    open_items = ReviewItem.objects.filter(
+        round=round_, assigned_count__lt=round_.raters_per_item
+    ).exclude(assignments__expert=expert)
+    share = expert_share(round_)
+    taken = sum(1 for _pk, status in statuses if status != Assignment.Status.SKIPPED)
+    if taken >= share:
+        if round_.max_items_per_expert:
+            return None  # a configured cap is firm
+        # The even share is soft: past it, take only items nobody else could finish.
+        open_items = open_items.filter(pk__in=_stranded_items(round_, expert, share))
+    return open_items
+
+
+def work_left_for(*, expert, round_: ReviewRound) -> bool:
+    """Whether asking for the next item would give the expert something (an item they hold
+    or a new one): when it would not, their pages say they are done rather than offer one."""
+    if round_.status != ReviewRound.Status.OPEN or _votes_seen(round_, expert).exists():
+        return False
+    statuses = list(
+        Assignment.objects.filter(expert=expert, item__round=round_).values_list("pk", "status")
+    )
+    if any(status in OPEN_WORK for _pk, status in statuses):
+        return True
+    open_items = _items_open_to(expert, round_, statuses)
+    return open_items is not None and open_items.exists()
+
+
+SKIP_NOTE_MAX_LENGTH = 2000
+
+
+def assignment_skip(*, assignment: Assignment, reason: str, note: str = "") -> Assignment:
+    """Give an unsubmitted item back to the pool, with the expert's reason. The row stays
+    (status "skipped"), so the coordinator sees how often and why items are skipped, and
+    the item is never handed to the same expert again."""
+    if reason not in Assignment.SkipReason.values:
+        raise AssignmentRefused(_("Choose why you skip this item."))
+    if len(note) > SKIP_NOTE_MAX_LENGTH:
+        raise AssignmentRefused(
+            _("The note is too long: %(length)d characters, at most %(limit)d.")
+            % {"length": len(note), "limit": SKIP_NOTE_MAX_LENGTH}
+        )
+    with transaction.atomic():
+        locked = Assignment.objects.select_for_update().get(pk=assignment.pk)
+        if locked.status not in OPEN_WORK:
+            raise AssignmentRefused(
+                _("Only an item you have not submitted can be skipped.")
+                if locked.status == Assignment.Status.SUBMITTED
+                else _("You have already skipped this item.")
+            )
+        if (
+            ReviewRound.objects.filter(pk=locked.item.round_id)
+            .values_list("status", flat=True)
+            .get()
+            != ReviewRound.Status.OPEN
+        ):
+            raise AssignmentRefused(_("This round is not open."))
+        ReviewItem.objects.filter(pk=locked.item_id, assigned_count__gt=0).update(
+            assigned_count=F("assigned_count") - 1
+        )
+        locked.status = Assignment.Status.SKIPPED
+        locked.skip_reason = reason
+        locked.skip_note = note.strip()
+        locked.draft = {}
+        locked.save(update_fields=["status", "skip_reason", "skip_note", "draft"])
+    return locked
+
+
 def _stranded_items(round_: ReviewRound, expert, share: int) -> list[int]:
     """Open items that the other experts of the pool, within their share, cannot bring to
     the round's rater count."""
     per_expert: dict[int, int] = {}
     raters: dict[int, set[int]] = {}
-    for item_id, expert_id in Assignment.objects.filter(item__round=round_).values_list(
-        "item_id", "expert_id"
+    for item_id, expert_id, status in Assignment.objects.filter(item__round=round_).values_list(
+        "item_id", "expert_id", "status"
     ):
-        per_expert[expert_id] = per_expert.get(expert_id, 0) + 1
+        if status != Assignment.Status.SKIPPED:
+            per_expert[expert_id] = per_expert.get(expert_id, 0) + 1
         raters.setdefault(item_id, set()).add(expert_id)
     unable = set(VotesSeen.objects.filter(item__round=round_).values_list("user_id", flat=True))
     pool = [

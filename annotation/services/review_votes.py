@@ -56,6 +56,12 @@ def _criteria_ids(assignment: Assignment) -> list[int]:
 def _writable(assignment: Assignment) -> None:
     if assignment.item.round.status == ReviewRound.Status.CLOSED:
         raise VoteRefused(_("This round is closed; its votes can no longer change."))
+    _not_skipped(assignment)
+
+
+def _not_skipped(assignment: Assignment) -> None:
+    if assignment.status == Assignment.Status.SKIPPED:
+        raise VoteRefused(_("You skipped this item: it went back to the pool."))
 
 
 def note_too_long(note: str, *, position: int | None = None) -> str:
@@ -116,6 +122,7 @@ def assignment_autosave(
     }
     with transaction.atomic():
         locked = Assignment.objects.select_for_update().get(pk=assignment.pk)
+        _not_skipped(locked)
         if locked.status == Assignment.Status.SUBMITTED:
             raise AlreadySubmitted(
                 _(
@@ -163,6 +170,7 @@ def assignment_submit(
     _check_lengths(assignment, votes, comment)
     with transaction.atomic():
         locked = Assignment.objects.select_for_update().get(pk=assignment.pk)
+        _not_skipped(locked)
         if locked.revision != base_revision:
             return locked, False
         revision = locked.revision + 1

@@ -2,6 +2,7 @@
 Everything is fetched through assignment_get_for_expert, and nothing here reads a system."""
 
 from django.contrib import messages
+from django.db.models import Q
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
@@ -15,10 +16,15 @@ from annotation.selectors.review import (
     item_criteria,
     rounds_for_expert,
 )
+from annotation.selectors.review_workload import expert_workload, submitted_items
 from annotation.services.review_assignment import (
+    OPEN_WORK,
+    SKIP_NOTE_MAX_LENGTH,
     AssignmentBusy,
     AssignmentRefused,
     assignment_next,
+    assignment_skip,
+    work_left_for,
 )
 from annotation.services.review_votes import (
     COMMENT_MAX_LENGTH,
@@ -55,8 +61,26 @@ def my_work(request: HttpRequest) -> HttpResponse:
     calibrations = {
         r.pk: calibration_result(expert=request.user, round_=r) for r in rounds if r.is_calibration
     }
+    for round_ in rounds:  # an expert is in a handful of rounds at a time
+        round_.workload = expert_workload(expert=request.user, round_=round_)
+        round_.work_left = work_left_for(expert=request.user, round_=round_)
     return render(
         request, "annotation/review/my_work.html", {"rounds": rounds, "calibrations": calibrations}
+    )
+
+
+@permission_needed(ANNOTATE)
+def my_submitted(request: HttpRequest, round_id: int) -> HttpResponse:
+    mine = Q(experts=request.user) | Q(items__assignments__expert=request.user)
+    round_ = get_object_or_404(ReviewRound.objects.filter(mine).distinct(), pk=round_id)
+    return render(
+        request,
+        "annotation/review/my_submitted.html",
+        {
+            "round": round_,
+            "assignments": submitted_items(expert=request.user, round_=round_),
+            "revisable": round_.status == ReviewRound.Status.OPEN,
+        },
     )
 
 
@@ -97,6 +121,9 @@ def _annotate_page(
     case = assignment.item.response.case
     guideline = Guideline.objects.filter(benchmark_id=round_.benchmark_id).first()
     round_closed = round_.status == ReviewRound.Status.CLOSED
+    workload = expert_workload(
+        expert=assignment.expert_id, round_=round_, assignment_id=assignment.pk
+    )
     return render(
         request,
         "annotation/review/annotate.html",
@@ -124,6 +151,12 @@ def _annotate_page(
             "flag_reasons": Flag.Reason.choices,
             "error": error,
             "round_closed": round_closed,
+            "workload": workload,
+            # The last item of their share: its button does not promise a next one.
+            "last_item": assignment.status in OPEN_WORK and workload.done + 1 >= workload.total,
+            "skipped": assignment.status == Assignment.Status.SKIPPED,
+            "skip_reasons": Assignment.SkipReason.choices,
+            "skip_note_limit": SKIP_NOTE_MAX_LENGTH,
         },
         status=status,
     )
@@ -186,24 +219,46 @@ def submit(request: HttpRequest, assignment_id: int) -> HttpResponse:
         posted["_comment"] = request.POST.get("comment", "")
         return _annotate_page(request, assignment, status=422, error=str(exc), posted=posted)
     round_ = assignment.item.round
-    if round_.status == ReviewRound.Status.OPEN:
-        try:
-            following = assignment_next(expert=request.user, round_=round_)
-        except AssignmentBusy:
-            messages.warning(
-                request,
-                _(
-                    "Submitted. Many experts are taking items at this moment. "
-                    "Please ask for the next item again."
-                ),
-            )
-            return redirect("review-my-work")
-        except AssignmentRefused:
-            following = None
-        if following is not None:
-            return redirect("review-annotate", assignment_id=following.pk)
-    messages.success(request, _("Submitted. You have no more items in this round for now."))
+    if round_.status != ReviewRound.Status.OPEN:
+        messages.success(request, _("Submitted. You have no more items in this round for now."))
+        return redirect("review-my-work")
+    try:
+        following = assignment_next(expert=request.user, round_=round_)
+    except AssignmentBusy:
+        messages.warning(
+            request,
+            _(
+                "Submitted. Many experts are taking items at this moment. "
+                "Please ask for the next item again."
+            ),
+        )
+        return redirect("review-my-work")
+    except AssignmentRefused:
+        following = None
+    if following is not None:
+        return redirect("review-annotate", assignment_id=following.pk)
+    messages.success(
+        request, _("Submitted. You have finished your share of this round. Thank you!")
+    )
     return redirect("review-my-work")
+
+
+@permission_needed(ANNOTATE)
+@require_POST
+def skip(request: HttpRequest, assignment_id: int) -> HttpResponse:
+    assignment = assignment_get_for_expert(request.user, assignment_id, for_page=False)
+    try:
+        assignment_skip(
+            assignment=assignment,
+            reason=request.POST.get("reason", ""),
+            note=request.POST.get("note", ""),
+        )
+    except AssignmentRefused as exc:
+        messages.error(request, str(exc))
+        return redirect("review-annotate", assignment_id=assignment.pk)
+    messages.success(request, _("Skipped: the item went back to the pool."))
+    # Straight on to the next item, as after a submit.
+    return next_item(request, assignment.item.round_id)
 
 
 @permission_needed(ANNOTATE)

@@ -17,6 +17,7 @@ from annotation.models import (
     Assignment,
     AuditEvent,
     Benchmark,
+    Flag,
     Guideline,
     ReviewItem,
     ReviewRound,
@@ -24,7 +25,12 @@ from annotation.models import (
 )
 from annotation.selectors.rater_pseudonyms import round_rater_pseudonyms
 from annotation.selectors.review import item_criteria, item_get_for_adjudicator, round_consensus
-from annotation.selectors.review_dashboard import adjudication_queue, round_dashboard
+from annotation.selectors.review_dashboard import (
+    QUEUE_NEEDED,
+    QUEUE_SPLITS,
+    adjudication_queue,
+    round_dashboard,
+)
 from annotation.selectors.round_work import (
     pool_candidates,
     pool_removable,
@@ -56,9 +62,22 @@ def round_list(request: HttpRequest) -> HttpResponse:
     return render(request, "annotation/review/round_list.html", {"rounds": rounds})
 
 
+def _round_benchmark(request: HttpRequest) -> Benchmark | None:
+    """The benchmark the new round is for: the one posted or picked above the form, else
+    the only one there is, else the newest."""
+    chosen = request.POST.get("benchmark") or request.GET.get("benchmark", "")
+    benchmarks = Benchmark.objects.order_by("-pk")
+    if chosen.isdigit():
+        found = benchmarks.filter(pk=int(chosen)).first()
+        if found is not None:
+            return found
+    return benchmarks.first()
+
+
 @permission_needed(MANAGE)
 def round_new(request: HttpRequest) -> HttpResponse:
-    form = ReviewRoundForm(request.POST or None)
+    benchmark = _round_benchmark(request)
+    form = ReviewRoundForm(request.POST or None, benchmark=benchmark)
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         try:
@@ -86,7 +105,7 @@ def round_new(request: HttpRequest) -> HttpResponse:
     return render(
         request,
         "annotation/review/round_new.html",
-        {"form": form},
+        {"form": form, "benchmark": benchmark, "benchmarks": Benchmark.objects.order_by("name")},
         status=400 if form.errors else 200,
     )
 
@@ -228,13 +247,15 @@ def adjudication_list(request: HttpRequest) -> HttpResponse:
     round_id = request.GET.get("round", "")
     round_ = get_object_or_404(ReviewRound, pk=int(round_id)) if round_id.isdigit() else None
     rounds = ReviewRound.objects.order_by("-created")
+    show = QUEUE_SPLITS if request.GET.get("show") == QUEUE_SPLITS else QUEUE_NEEDED
     return render(
         request,
         "annotation/review/adjudication_list.html",
         {
-            "queue": adjudication_queue(round_=round_, adjudicator=request.user),
+            "queue": adjudication_queue(round_=round_, adjudicator=request.user, show=show),
             "round": round_,
             "rounds": rounds,
+            "show": show,
         },
     )
 
@@ -280,7 +301,13 @@ def adjudicate(request: HttpRequest, item_id: int) -> HttpResponse:
     for vote in sorted(votes, key=lambda v: names.get(v.assignment.expert_id, "")):
         vote.rater = names.get(vote.assignment.expert_id, "")
         by_criterion.setdefault(vote.criterion_id, []).append(vote)
-    flags = item.assignments.filter(flags__isnull=False).values_list("flags__reason", "flags__note")
+    labels = dict(Flag.Reason.choices)
+    flags = [
+        (labels.get(reason, reason), note)
+        for reason, note in item.assignments.filter(flags__isnull=False).values_list(
+            "flags__reason", "flags__note"
+        )
+    ]
     posted = request.POST if error else {}
     rows = [
         {

@@ -72,7 +72,9 @@ def rubric_draft(request: HttpRequest, slug: str, external_id: str) -> HttpRespo
     if action:
         rows = apply_action(rows, action)
     rubric_draft_save(case=case, author=request.user, rows=rows)
-    template = "annotation/_rubric_form.html" if action else "annotation/_rubric_autosaved.html"
+    template = (
+        "annotation/_rubric_form_response.html" if action else "annotation/_rubric_autosaved.html"
+    )
     if not request.htmx:
         return redirect("rubric-editor", slug=slug, external_id=external_id)
     return _editor(request, case, template=template)

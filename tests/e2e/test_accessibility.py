@@ -106,6 +106,11 @@ def test_every_main_page_passes_axe(e2e, page, pages, language):
     page.locator("#open-help").click()
     expect(page.locator("#help")).to_be_visible()
     check("keyboard-help")
+    page.keyboard.press("Escape")
+    page.locator(".skip-panel summary").click()
+    check("skip-panel")
+    page.goto(f"{e2e.url}/review/rounds/{open_assignment.item.round_id}/submitted/")
+    check("review-my-submitted")
 
     assert not failures, "\n\n".join(f"== {name}\n{text}" for name, text in failures.items())
 

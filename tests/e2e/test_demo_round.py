@@ -28,7 +28,9 @@ def test_three_experts_complete_the_demo_round(e2e, page):
             current = page.url
             page.keyboard.press("Enter")
             page.wait_for_url(lambda url, current=current: url != current)
-        expect(page.get_by_text("You have no more items in this round for now.")).to_be_visible()
+        done = "You have finished your share of this round. Thank you!"
+        expect(page.get_by_text(done)).to_be_visible()
+        expect(page.get_by_role("button", name="Next item")).to_have_count(0)
     assert Assignment.objects.filter(item__round=round_, status="submitted").count() == 3 * items
 
     page.context.clear_cookies()

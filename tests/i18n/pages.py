@@ -124,6 +124,12 @@ def main_pages(site: Site) -> list[tuple[str, str | None, str]]:
         ("guidelines", "coordinator", reverse("review-guidelines", args=["demo"])),
         ("adjudication", "senior", reverse("review-adjudication")),
         ("my work", "expert", reverse("review-my-work")),
+        ("my submitted items", "expert", reverse("review-my-submitted", args=[site.round_.pk])),
+        (
+            "adjudication, every split",
+            "senior",
+            reverse("review-adjudication") + f"?round={site.round_.pk}&show=splits",
+        ),
         (
             "annotate",
             "expert",

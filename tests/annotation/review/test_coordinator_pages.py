@@ -91,7 +91,9 @@ def test_adjudication_records_a_decision_and_keeps_the_votes(review_round, exper
         [[True, True, False, False], [True, False, False, False], [True, True, True, False]],
     )
     client = client_for(coordinator)
-    queue = client.get(reverse("review-adjudication"), {"round": review_round.pk}).content.decode()
+    queue = client.get(
+        reverse("review-adjudication"), {"round": review_round.pk, "show": "splits"}
+    ).content.decode()
     item = review_round.items.first()
     assert item.code in queue
     before = list(Vote.objects.values_list("pk", "hit"))

@@ -88,7 +88,7 @@ def test_autosave_keeps_a_draft_and_reports_row_problems(case, coordinator):
     response = client.post(url("rubric-draft"), form_of(case, {2: {"weight": "0"}}), headers=HX)
     assert response.status_code == 200
     body = response.content.decode()
-    assert 'id="autosave-status" class="muted" hx-swap-oob="true"' in body
+    assert 'id="autosave-status" class="muted not-ready" hx-swap-oob="true"' in body
     assert "A weight of 0 counts for nothing" in body
     draft = RubricDraft.objects.get()
     assert draft.rows[1]["weight"] == 0 and draft.base_version.number == 1

@@ -1,0 +1,90 @@
+"""How much work an expert has in a round: where they are, what is left, how long it takes.
+
+Read on every annotation page, so it is two queries whatever the size of the round or of the
+expert's share."""
+
+import statistics
+from dataclasses import dataclass
+
+from django.db.models import Exists, OuterRef, Q, Subquery
+
+from annotation.models import Assignment, ReviewItem, ReviewRound
+from annotation.services.review_assignment import (
+    OPEN_WORK,
+    count_rows,
+    round_size_columns,
+    share_of,
+)
+
+
+@dataclass(frozen=True)
+class Workload:
+    share: int  # items the expert is meant to take in the round
+    done: int  # items they have submitted
+    position: int | None  # place of the item on the page among theirs (1-based)
+    holding: bool  # they hold an item they have not submitted
+    round_left: int  # items of the round still lacking a rater's submission
+    median_seconds: float | None  # their median active time per submitted item here
+    skipped: int
+
+    @property
+    def total(self) -> int:
+        """ "Item 4 of 13": the share, or more if they took items nobody else could finish."""
+        return max(self.share, self.done + int(self.holding))
+
+    @property
+    def mine_left(self) -> int:
+        """Items left in their share, the one they hold included."""
+        return max(0, self.total - self.done)
+
+    @property
+    def estimate_minutes(self) -> int | None:
+        if self.median_seconds is None or not self.mine_left:
+            return None
+        return max(1, round(self.median_seconds * self.mine_left / 60))
+
+    @property
+    def median_minutes(self) -> float | None:
+        return None if self.median_seconds is None else self.median_seconds / 60
+
+
+def expert_workload(*, expert, round_: ReviewRound, assignment_id: int | None = None) -> Workload:
+    mine = list(
+        Assignment.objects.filter(expert=expert, item__round=round_)
+        .order_by("pk")
+        .values_list("pk", "status", "active_seconds")
+    )
+    unfinished = ReviewItem.objects.filter(round=OuterRef("pk")).filter(
+        Q(assigned_count__lt=round_.raters_per_item)
+        | Q(Exists(Assignment.objects.filter(item=OuterRef("pk"), status__in=OPEN_WORK)))
+    )
+    items, experts, round_left = (
+        ReviewRound.objects.filter(pk=round_.pk)
+        .values_list(*round_size_columns(), Subquery(count_rows(unfinished)))
+        .get()
+    )
+    kept = [row for row in mine if row[1] != Assignment.Status.SKIPPED]
+    times = [seconds for _pk, status, seconds in kept if status == Assignment.Status.SUBMITTED]
+    position = next((i for i, row in enumerate(kept, 1) if row[0] == assignment_id), None)
+    return Workload(
+        share=share_of(round_, items=items, experts=experts),
+        done=len(times),
+        position=position,
+        holding=any(status in OPEN_WORK for _pk, status, _s in kept),
+        round_left=round_left,
+        median_seconds=statistics.median(times) if times else None,
+        skipped=len(mine) - len(kept),
+    )
+
+
+def submitted_items(*, expert, round_: ReviewRound) -> list[Assignment]:
+    """The expert's submitted items of the round, in the order they took them: only the
+    code and their own dates, nothing of who else rated them."""
+    return list(
+        Assignment.objects.filter(
+            expert=expert, item__round=round_, status=Assignment.Status.SUBMITTED
+        )
+        .select_related("item")
+        .only("pk", "revision", "submitted", "item__code")
+        .order_by("pk")
+    )
