@@ -31,16 +31,22 @@ def units_needed_for_lower_bound(
         return 0
     if share <= threshold:
         return None
-    # The bound grows with n at a fixed share (up to rounding): double, then bisect.
+    # The bound grows with n at a fixed share (up to rounding).
+    return _smallest(reaches, limit=LIMIT - units)
+
+
+def _smallest(holds, *, limit: int) -> int | None:
+    """The smallest n >= 1 for which `holds(n)`, for a condition that stays true once it
+    is (up to rounding): doubling, then bisecting. None beyond `limit`."""
     high = 1
-    while not reaches(high):
+    while not holds(high):
         high *= 2
-        if units + high > LIMIT:
+        if high > limit:
             return None
     low = high // 2
     while high - low > 1:
         middle = (low + high) // 2
-        if reaches(middle):
+        if holds(middle):
             high = middle
         else:
             low = middle
@@ -95,16 +101,5 @@ def items_for_fixed_lower_bound(
         low = wilson_interval(count, n, confidence).low
         return low is not None and low >= threshold
 
-    high = 1
-    while not passes(high):
-        high *= 2
-        if high > LIMIT:
-            return None
-    low = high // 2
-    while high - low > 1:
-        middle = (low + high) // 2
-        if passes(middle):
-            high = middle
-        else:
-            low = middle
-    return math.ceil(high * max(1.0, deff) / units_per_item)
+    units = _smallest(passes, limit=LIMIT)
+    return None if units is None else math.ceil(units * max(1.0, deff) / units_per_item)

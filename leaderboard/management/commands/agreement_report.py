@@ -24,12 +24,18 @@ def add_judge_argument(parser) -> None:
     )
 
 
+def benchmark_named(slug: str) -> Benchmark:
+    """The benchmark with this slug; a CommandError names the slug when there is none."""
+    benchmark = Benchmark.objects.filter(slug=slug).first()
+    if benchmark is None:
+        raise CommandError(f"no benchmark with slug {slug!r}")
+    return benchmark
+
+
 def evidence_from(opts, **overrides):
     """The evidence the options name (the same selector as the page and the API); a
     CommandError says what is missing."""
-    benchmark = Benchmark.objects.filter(slug=opts["benchmark"]).first()
-    if benchmark is None:
-        raise CommandError(f"no benchmark with slug {opts['benchmark']!r}")
+    benchmark = benchmark_named(opts["benchmark"])
     try:
         evidence = agreement_evidence(
             benchmark=benchmark,

@@ -2,7 +2,7 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError, no_translations
 
-from annotation.models import Benchmark
+from leaderboard.management.commands.agreement_report import benchmark_named
 from leaderboard.selectors.compare import CompareInvalid, runs_compare
 from leaderboard.stats.bootstrap import DEFAULT_RESAMPLES
 
@@ -39,9 +39,7 @@ class Command(BaseCommand):
 
     @no_translations
     def handle(self, *args, **opts) -> None:
-        benchmark = Benchmark.objects.filter(slug=opts["benchmark"]).first()
-        if benchmark is None:
-            raise CommandError(f"no benchmark {opts['benchmark']!r}")
+        benchmark = benchmark_named(opts["benchmark"])
         if opts["resamples"] < 1:
             raise CommandError("--resamples must be at least 1")
         try:

@@ -3,8 +3,8 @@ import json
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, no_translations
 
-from annotation.models import Benchmark
 from judging.scoring import Profile
+from leaderboard.management.commands.agreement_report import benchmark_named
 from leaderboard.selectors.boards import BoardNotFound, board_runs
 from leaderboard.services.gate import PublishRefused, leaderboard_publish
 
@@ -29,9 +29,7 @@ class Command(BaseCommand):
 
     @no_translations
     def handle(self, *args, **opts) -> None:
-        benchmark = Benchmark.objects.filter(slug=opts["benchmark"]).first()
-        if benchmark is None:
-            raise CommandError(f"no benchmark with slug {opts['benchmark']!r}")
+        benchmark = benchmark_named(opts["benchmark"])
         user = get_user_model().objects.filter(username=opts["user"], is_active=True).first()
         if user is None or not user.has_perm("leaderboard.publish_leaderboard"):
             raise CommandError(f"{opts['user']!r} is not a user allowed to publish")
