@@ -1,9 +1,11 @@
 """Shared plumbing of the `judge` and `generate` commands."""
 
+from decimal import Decimal
+
 from django.core.management.base import CommandError
 
 from annotation.models import Benchmark
-from judging.models import JudgeVersion, PromptTemplate
+from judging.models import JudgeConfig, JudgeVersion, PromptTemplate
 from judging.services.judge_versions import (
     CallSettings,
     ConfigInvalid,
@@ -43,6 +45,18 @@ def add_provider_arguments(parser, *, default_prompt: str) -> None:
         "--via-workers", action="store_true", help="let the Celery workers do the calls"
     )
     parser.add_argument("--json", action="store_true", help="print one JSON summary")
+    parser.add_argument(
+        "--price-in",
+        type=Decimal,
+        default=None,
+        help="price per million prompt tokens (kept on the configuration; default: as set)",
+    )
+    parser.add_argument(
+        "--price-out",
+        type=Decimal,
+        default=None,
+        help="price per million completion tokens (kept on the configuration; default: as set)",
+    )
 
 
 def benchmark_from(opts) -> Benchmark:
@@ -63,6 +77,7 @@ def version_from(opts, *, structured: bool = True) -> JudgeVersion:
     name = (opts.get("judge") or "").strip() or (
         f"cli: {opts['model']} @ {opts['base_url']} ({prompt.kind})"[:100]
     )
+    prices = _prices(name, opts)
     try:
         return judge_version_for(
             config_name=name,
@@ -81,10 +96,31 @@ def version_from(opts, *, structured: bool = True) -> JudgeVersion:
                 requests_per_minute=max(0, opts["rpm"]),
                 max_attempts=max(1, opts["max_attempts"]),
                 timeout_seconds=opts["timeout"],
+                **prices,
             ),
         )
     except ConfigInvalid as exc:
         raise CommandError("; ".join(exc.errors.values())) from exc
+
+
+def _prices(name: str, opts) -> dict:
+    """The prices per 1,000 tokens the configuration keeps: from --price-in/--price-out
+    (given per million, as providers publish them), else the ones it already has."""
+    config = JudgeConfig.objects.filter(name=name).first()
+    prices = {
+        "price_prompt_per_1k": config.price_prompt_per_1k if config else Decimal(0),
+        "price_completion_per_1k": config.price_completion_per_1k if config else Decimal(0),
+    }
+    for option, field in (
+        ("price_in", "price_prompt_per_1k"),
+        ("price_out", "price_completion_per_1k"),
+    ):
+        given = opts.get(option)
+        if given is not None:
+            if given < 0:
+                raise CommandError(f"--{option.replace('_', '-')} must not be negative")
+            prices[field] = given / 1000
+    return prices
 
 
 def workers_dispatch(opts):

@@ -11,7 +11,7 @@ import sys
 import threading
 import time
 
-from judging.models import JudgeRun
+from judging.models import JudgeRun, JudgeTask
 from judging.selectors.runs import run_progress
 from judging.services.claims import leases_release, run_finish_if_complete
 from judging.services.lanes import run_here
@@ -51,6 +51,7 @@ def resume_command(run: JudgeRun, *, via_workers: bool = False) -> str:
 def summary_of(run: JudgeRun, started: float) -> dict:
     run.refresh_from_db(fields=["status"])
     progress = run_progress(run=run)
+    cached = JudgeTask.objects.filter(run=run, cached_from__isnull=False).count()
     return {
         "run": run.pk,
         "status": run.status,
@@ -61,16 +62,24 @@ def summary_of(run: JudgeRun, started: float) -> dict:
         "seconds": round(time.perf_counter() - started, 2),
         "prompt_tokens": progress.prompt_tokens,
         "completion_tokens": progress.completion_tokens,
+        "cached": cached,
+        "cost": str(progress.cost),
     }
 
 
-def _bar(run: JudgeRun) -> None:
+def _bar(run: JudgeRun, started: float, finished_before: int) -> None:
+    """The bar, with this command's own rate (tasks ended since it began, over the time
+    since) and the time left at that rate."""
     progress = run_progress(run=run)
     filled = int(BAR_WIDTH * progress.percent / 100)
+    elapsed = max(1e-6, time.perf_counter() - started)
+    rate = (progress.finished - finished_before) / elapsed
+    left = progress.pending + progress.running
+    eta = f", about {left / rate:.0f} s left" if rate > 0 and left else ""
     sys.stderr.write(
         f"\r[{'#' * filled}{'.' * (BAR_WIDTH - filled)}] "
         f"{progress.finished}/{progress.total} "
-        f"(failed {progress.failed}, {progress.per_minute:.0f}/min)   "
+        f"(failed {progress.failed}, {60 * rate:.0f}/min{eta})   "
     )
     sys.stderr.flush()
 
@@ -93,6 +102,7 @@ def execute_and_wait(run: JudgeRun, *, via_workers: bool, quiet: bool, processes
     service handed it over), show a progress bar, and return the summary once every task
     has ended or the run was interrupted (its "status" says which)."""
     started = time.perf_counter()
+    finished_before = run_progress(run=run).finished
     with Interrupts() as interrupts:
         worker = None
         if not via_workers:
@@ -121,7 +131,7 @@ def execute_and_wait(run: JudgeRun, *, via_workers: bool, quiet: bool, processes
                 )
             run.refresh_from_db(fields=["status"])
             if not quiet:
-                _bar(run)
+                _bar(run, started, finished_before)
             worker_done = worker is None or not worker.is_alive()
             if run.status != JudgeRun.Status.RUNNING and worker_done:
                 break
@@ -144,7 +154,8 @@ def summary_text(summary: dict, *, unit: str = "judged") -> str:
     text = (
         f"run {summary['run']}: {summary['done']} {unit}, {summary['failed']} failed, "
         f"{summary['seconds']} s, {summary['prompt_tokens']} prompt + "
-        f"{summary['completion_tokens']} completion tokens"
+        f"{summary['completion_tokens']} completion tokens, {summary['cached']} answers "
+        f"reused from earlier runs, cost {summary['cost']}"
     )
     if summary.get("resume"):
         text += (

@@ -11,6 +11,7 @@ from judging.management.commands._runs import (
 )
 from judging.management.commands._watch import EXIT_INTERRUPTED, execute_and_wait, summary_text
 from judging.selectors.runs import interrupted_runs_of
+from judging.services.run_estimate import run_estimate
 from judging.services.runs import RunNotStartable, judge_run_start
 
 
@@ -32,6 +33,12 @@ class Command(BaseCommand):
             "--plain-json", action="store_true", help="no structured output (json_schema)"
         )
         parser.add_argument("--fresh", action="store_true", help="do not reuse cached answers")
+        parser.add_argument(
+            "--dry-run",
+            action="store_true",
+            help="print the tasks, the answers already cached, the estimated tokens and cost, "
+            "and stop (no run is created, no call made)",
+        )
         parser.add_argument(
             "--include-failed-generations",
             action="store_true",
@@ -63,6 +70,9 @@ class Command(BaseCommand):
                 f"note: run {earlier} of this judge on {benchmark.slug} was interrupted; "
                 f"to go on with it instead: python manage.py runs resume {earlier}"
             )
+        if opts["dry_run"]:
+            self.dry_run(benchmark, systems, version, round_, opts)
+            return
         try:
             run = judge_run_start(
                 benchmark=benchmark,
@@ -84,3 +94,33 @@ class Command(BaseCommand):
             self.stdout.write(summary_text(summary, unit="judged"))
         if summary["status"] == "interrupted":
             raise SystemExit(EXIT_INTERRUPTED)
+
+    def dry_run(self, benchmark, systems, version, round_, opts) -> None:
+        try:
+            estimate = run_estimate(
+                benchmark=benchmark,
+                systems=systems,
+                version=version,
+                round_=round_,
+                fresh_calls=opts["fresh"],
+                failed_generations=opts["include_failed_generations"],
+            )
+        except RunNotStartable as exc:
+            raise CommandError(str(exc)) from exc
+        if opts["json"]:
+            self.stdout.write(json.dumps(estimate))
+            return
+        basis = (
+            "calibrated on this model's earlier runs"
+            if estimate["calibrated_from_history"]
+            else "from the text; no earlier run of this model to calibrate on"
+        )
+        self.stdout.write(
+            f"dry run, nothing created: {estimate['tasks']} tasks, {estimate['cached']} "
+            f"answered before (reused), {estimate['calls']} calls to make\n"
+            f"estimated tokens ({basis}): {estimate['prompt_tokens']} prompt + "
+            f"{estimate['completion_tokens']} completion\n"
+            f"estimated cost: {estimate['cost']} (at {estimate['price_prompt_per_1k']} and "
+            f"{estimate['price_completion_per_1k']} per 1,000 tokens; --price-in and "
+            "--price-out set them per million)"
+        )

@@ -1,0 +1,112 @@
+"""What a judge run would cost before it runs (`judge --dry-run`): its tasks, the answers
+already cached, the prompt and completion tokens it would use and their price.
+
+The run is built exactly as `judge_run_start` builds it, inside a transaction that is
+rolled back, so the estimate covers the very tasks and requests a real run would have.
+Tokens are estimated from the text (about one token per two CJK characters and per four
+other characters), corrected by what this model's earlier runs actually reported when
+there are any; completions from this model's earlier answers per criterion, or a default.
+"""
+
+import math
+import re
+from decimal import Decimal
+
+from django.db import transaction
+
+from judging.models import JudgeTask, JudgeVersion
+from judging.services.execution import criteria_load, task_prepare
+from judging.services.runs import judge_run_start
+
+# Completion tokens per criterion when the model has no earlier answer to go by: a short
+# reasoning and the verdict, as the default judge prompts ask.
+DEFAULT_COMPLETION_PER_CRITERION = 35
+DEFAULT_COMPLETION_OVERHEAD = 20
+# Earlier tasks read for the model's actual token counts.
+HISTORY = 500
+_CJK = re.compile(r"[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef]")
+
+
+def text_tokens(text: str) -> int:
+    cjk = len(_CJK.findall(text))
+    return math.ceil(cjk / 2 + (len(text) - cjk) / 4)
+
+
+def _request_tokens(messages: list[dict]) -> int:
+    # Each message carries a few tokens of framing besides its text.
+    return 3 + sum(4 + text_tokens(str(m.get("content", ""))) for m in messages)
+
+
+def _history(version: JudgeVersion) -> tuple[float | None, float | None]:
+    """(actual / estimated prompt tokens, completion tokens per criterion) over the model's
+    recent answered tasks; None where there is none."""
+    done = list(
+        JudgeTask.objects.filter(
+            run__judge_version__model=version.model,
+            status=JudgeTask.Status.DONE,
+            cached_from__isnull=True,
+            prompt_tokens__gt=0,
+        )
+        .select_related("run__judge_version__prompt", "response__case")
+        .order_by("-pk")[:HISTORY]
+    )
+    if not done:
+        return None, None
+    criteria: dict[int, list] = {}
+    criteria_load(criteria, {t.rubric_version_id for t in done})
+    estimated = sum(
+        _request_tokens(
+            task_prepare(run=t.run, task=t, criteria=criteria[t.rubric_version_id]).request.messages
+        )
+        for t in done
+    )
+    actual = sum(t.prompt_tokens for t in done)
+    counted = sum(len(criteria[t.rubric_version_id]) for t in done) or 1
+    return actual / max(1, estimated), sum(t.completion_tokens for t in done) / counted
+
+
+def run_estimate(*, fresh_calls: bool = False, **start) -> dict:
+    """The estimate for the run `judge_run_start(**start)` would create; nothing is kept.
+    Raises what judge_run_start raises."""
+    with transaction.atomic():
+        run = judge_run_start(fresh_calls=fresh_calls, dispatch=None, **start)
+        version = run.judge_version
+        tasks = list(run.tasks.select_related("response__case").order_by("pk"))
+        criteria: dict[int, list] = {}
+        criteria_load(criteria, {t.rubric_version_id for t in tasks})
+        prepared = [
+            task_prepare(run=run, task=t, criteria=criteria[t.rubric_version_id]) for t in tasks
+        ]
+        cached = set()
+        if not fresh_calls:
+            cached = set(
+                JudgeTask.objects.filter(
+                    request_hash__in={p.digest for p in prepared}, status=JudgeTask.Status.DONE
+                ).values_list("request_hash", flat=True)
+            )
+        to_call = [p for p in prepared if p.digest not in cached]
+        snapshot = dict(run.settings_snapshot)
+        transaction.set_rollback(True)
+    ratio, per_criterion = _history(version)
+    prompt = sum(_request_tokens(p.request.messages) for p in to_call) * (ratio or 1.0)
+    if per_criterion is None:
+        completion = sum(
+            DEFAULT_COMPLETION_OVERHEAD + DEFAULT_COMPLETION_PER_CRITERION * len(p.criteria)
+            for p in to_call
+        )
+    else:
+        completion = per_criterion * sum(len(p.criteria) for p in to_call)
+    price_in = Decimal(snapshot.get("price_prompt_per_1k", "0"))
+    price_out = Decimal(snapshot.get("price_completion_per_1k", "0"))
+    cost = (Decimal(round(prompt)) * price_in + Decimal(round(completion)) * price_out) / 1000
+    return {
+        "tasks": len(prepared),
+        "cached": len(prepared) - len(to_call),
+        "calls": len(to_call),
+        "prompt_tokens": round(prompt),
+        "completion_tokens": round(completion),
+        "calibrated_from_history": ratio is not None,
+        "price_prompt_per_1k": str(price_in),
+        "price_completion_per_1k": str(price_out),
+        "cost": str(cost.quantize(Decimal("0.0001"))),
+    }
