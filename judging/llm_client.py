@@ -39,6 +39,8 @@ class CallResult:
     prompt_tokens: int
     completion_tokens: int
     latency_ms: int
+    # A reasoning model's thinking, when the endpoint gives it in a field of its own.
+    reasoning: str = ""
 
 
 class CallFailed(Exception):
@@ -141,7 +143,7 @@ def call_chat(
         "model": model,
         "messages": request.messages,
         "temperature": temperature,
-        "max_tokens": max_tokens,
+        _limit_name(client, model): max_tokens,
     }
     if seed is not None:
         options["seed"] = seed
@@ -155,7 +157,16 @@ def call_chat(
         return int((time.perf_counter() - started) * 1000)
 
     try:
-        raw = client.chat.completions.with_raw_response.create(**options)
+        try:
+            raw = client.chat.completions.with_raw_response.create(**options)
+        except openai.BadRequestError as exc:
+            if not _wants_max_completion_tokens(exc, options):
+                raise
+            # Newer and reasoning models refuse `max_tokens`: ask again at once the way
+            # they want, and from now on for this endpoint and model.
+            _MAX_COMPLETION_TOKENS.add((str(client.base_url), model))
+            options["max_completion_tokens"] = options.pop("max_tokens")
+            raw = client.chat.completions.with_raw_response.create(**options)
     except openai.APITimeoutError as exc:
         raise CallFailed(
             "timeout", "the request timed out", retryable=True, latency_ms=elapsed()
@@ -198,6 +209,24 @@ def call_chat(
     return _result(raw, latency_ms=elapsed())
 
 
+# (base URL, model) pairs that want `max_completion_tokens` instead of `max_tokens`, as
+# learnt from their refusals in this process.
+_MAX_COMPLETION_TOKENS: set[tuple[str, str]] = set()
+
+
+def _limit_name(client, model: str) -> str:
+    if (str(client.base_url), model) in _MAX_COMPLETION_TOKENS:
+        return "max_completion_tokens"
+    return "max_tokens"
+
+
+def _wants_max_completion_tokens(exc, options: dict) -> bool:
+    if "max_tokens" not in options:
+        return False
+    text = _body(exc) or str(exc)
+    return "max_completion_tokens" in text
+
+
 def _result(raw, *, latency_ms: int) -> CallResult:
     """The reply of a chat completion; anything else the endpoint answered with (an HTML
     page, other JSON, an empty body) is a failed attempt naming what came back."""
@@ -216,19 +245,21 @@ def _result(raw, *, latency_ms: int) -> CallResult:
             latency_ms=latency_ms,
             raw=_text(response),
         )
-    content, prompt_tokens, completion_tokens = reply
+    content, prompt_tokens, completion_tokens, reasoning = reply
     return CallResult(
         content=content,
         prompt_tokens=prompt_tokens,
         completion_tokens=completion_tokens,
         latency_ms=latency_ms,
+        reasoning=reasoning,
     )
 
 
-def _reply_of(completion: object) -> tuple[str | None, int, int] | None:
-    """(content, prompt tokens, completion tokens) of a chat completion; None for anything
-    that is not one. The SDK builds its objects without validating them, so any field may
-    be missing or of another type."""
+def _reply_of(completion: object) -> tuple[str | None, int, int, str] | None:
+    """(content, prompt tokens, completion tokens, reasoning) of a chat completion; None for
+    anything that is not one. The SDK builds its objects without validating them, so any
+    field may be missing or of another type. Reasoning models give their thinking apart
+    from the answer, as `reasoning_content` (DeepSeek and others) or `reasoning`."""
     from openai.types.chat import ChatCompletion
 
     if not isinstance(completion, ChatCompletion):
@@ -236,7 +267,7 @@ def _reply_of(completion: object) -> tuple[str | None, int, int] | None:
     choices = getattr(completion, "choices", None)
     if not isinstance(choices, list):
         return None
-    content = None
+    content, reasoning = None, ""
     if choices:
         message = getattr(choices[0], "message", None)
         if message is None:
@@ -244,8 +275,13 @@ def _reply_of(completion: object) -> tuple[str | None, int, int] | None:
         content = getattr(message, "content", None)
         if content is not None and not isinstance(content, str):
             return None
+        for name in ("reasoning_content", "reasoning"):
+            value = getattr(message, name, None)
+            if isinstance(value, str) and value:
+                reasoning = value
+                break
     usage = getattr(completion, "usage", None)
-    return content, _count(usage, "prompt_tokens"), _count(usage, "completion_tokens")
+    return content, _count(usage, "prompt_tokens"), _count(usage, "completion_tokens"), reasoning
 
 
 def _count(usage: object, name: str) -> int:

@@ -143,6 +143,8 @@ class JudgeAttempt(models.Model):
     error = models.TextField(blank=True)
     http_status = models.PositiveSmallIntegerField(null=True, blank=True)
     raw_output = models.TextField(blank=True)
+    # A reasoning model's thinking, given apart from its answer (the answer is raw_output).
+    model_reasoning = models.TextField(blank=True)
     latency_ms = models.PositiveIntegerField(default=0)
     prompt_tokens = models.PositiveIntegerField(default=0)
     completion_tokens = models.PositiveIntegerField(default=0)

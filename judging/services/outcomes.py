@@ -47,6 +47,7 @@ def ok_attempt(task: JudgeTask, result: CallResult) -> JudgeAttempt:
         number=task.attempts,
         outcome=JudgeAttempt.Outcome.OK,
         raw_output=result.content or "",
+        model_reasoning=result.reasoning[:100_000],
         latency_ms=result.latency_ms,
         prompt_tokens=result.prompt_tokens,
         completion_tokens=result.completion_tokens,

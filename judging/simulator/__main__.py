@@ -29,6 +29,8 @@ HELP = {
     "retry_after": "seconds announced in the Retry-After header of a 429",
     "timeout_sleep_s": "how long a timeout fault sleeps, in seconds",
     "hit_rate": "probability that a criterion is judged hit",
+    "quirks": "comma-separated provider quirks to play: reasoning_field, "
+    "max_completion_tokens_only, no_json_schema",
     "api_key": "require `Authorization: Bearer KEY` on /v1 requests",
 }
 
@@ -45,7 +47,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--port", type=int, default=int(os.environ.get("CONCORD_SIM_PORT", 8765)))
     parser.add_argument("--quiet", action="store_true", help="do not log requests")
     for f in fields(Settings):
-        kind = str if f.name == "api_key" else float
+        kind = str if f.name in ("api_key", "quirks") else float
         parser.add_argument(
             "--" + f.name.replace("_", "-"),
             dest=f.name,

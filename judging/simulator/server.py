@@ -217,6 +217,7 @@ class Handler(BaseHTTPRequestHandler):
             settings, forced = self._request_settings()
             body = json.loads(raw)
             req = parse_request(body)
+            _provider_refusals(settings, body)
         except (ValueError, SettingsError) as exc:
             param = exc.param if isinstance(exc, RequestError) else None
             if isinstance(exc, json.JSONDecodeError):
@@ -295,10 +296,36 @@ class Handler(BaseHTTPRequestHandler):
             choices.append((content, finish))
         headers["X-Sim-Fault"] = applied or ("timeout" if fault == "timeout" else "none")
         stats.record(status=200, fault=applied, kind=reply.kind, retry=attempt > 0)
-        self._send_json(200, _completion(req, body_hash, attempt, choices), headers)
+        reasoning = None
+        if settings.quirk("reasoning_field"):
+            reasoning = f"Thinking (simulated) about {len(req.messages)} messages first."
+        self._send_json(200, _completion(req, body_hash, attempt, choices, reasoning), headers)
 
 
-def _completion(req, body_hash: str, attempt: int, choices: list[tuple[str, str]]) -> dict:
+def _provider_refusals(settings: Settings, body: dict) -> None:
+    """What some providers refuse, as they word it, when the simulator plays them."""
+    if settings.quirk("max_completion_tokens_only") and "max_tokens" in body:
+        raise RequestError(
+            "Unsupported parameter: 'max_tokens' is not supported with this model. Use "
+            "'max_completion_tokens' instead.",
+            "max_tokens",
+        )
+    response_format = body.get("response_format")
+    if (
+        settings.quirk("no_json_schema")
+        and isinstance(response_format, dict)
+        and response_format.get("type") == "json_schema"
+    ):
+        raise RequestError(
+            "Invalid parameter: 'response_format' of type 'json_schema' is not supported "
+            "with this model.",
+            "response_format",
+        )
+
+
+def _completion(
+    req, body_hash: str, attempt: int, choices: list[tuple[str, str]], reasoning: str | None = None
+) -> dict:
     prompt_tokens = 3 + sum(4 + text.estimate_tokens(message_text(m)) for m in req.messages)
     completion_tokens = sum(text.estimate_tokens(content) for content, _ in choices)
     return {
@@ -310,7 +337,12 @@ def _completion(req, body_hash: str, attempt: int, choices: list[tuple[str, str]
         "choices": [
             {
                 "index": i,
-                "message": {"role": "assistant", "content": content, "refusal": None},
+                "message": {
+                    "role": "assistant",
+                    "content": content,
+                    "refusal": None,
+                    **({"reasoning_content": reasoning} if reasoning else {}),
+                },
                 "logprobs": None,
                 "finish_reason": finish,
             }

@@ -23,6 +23,11 @@ FAULT_KINDS = (
     "plain_text",
 )
 RATE_FIELDS = {kind: "rate_" + kind for kind in FAULT_KINDS}
+# Ways real providers differ from the reference API, switched on by name (comma-separated):
+# a reasoning model's thinking in a field of its own ("reasoning_content"); a model that
+# refuses `max_tokens` and wants `max_completion_tokens`; an endpoint without structured
+# output (`response_format` of type `json_schema` refused).
+QUIRKS = ("reasoning_field", "max_completion_tokens_only", "no_json_schema")
 ENV_PREFIX = "CONCORD_SIM_"
 
 
@@ -46,7 +51,11 @@ class Settings:
     retry_after: float = 1.0
     timeout_sleep_s: float = 30.0
     hit_rate: float = 0.5
+    quirks: str = ""
     api_key: str | None = field(default=None, repr=False)
+
+    def quirk(self, name: str) -> bool:
+        return name in self.quirks.split(",")
 
     def rates(self) -> dict[str, float]:
         return {kind: getattr(self, name) for kind, name in RATE_FIELDS.items()}
@@ -82,6 +91,14 @@ class Settings:
 
 
 def _coerce(name: str, value: object) -> object:
+    if name == "quirks":
+        names = [part.strip() for part in str(value or "").split(",") if part.strip()]
+        unknown = sorted(set(names) - set(QUIRKS))
+        if unknown:
+            raise SettingsError(
+                f"unknown quirk(s) {', '.join(unknown)}; known: {', '.join(QUIRKS)}"
+            )
+        return ",".join(names)
     if name == "api_key":
         if value is None or value == "":
             return None
