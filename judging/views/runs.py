@@ -19,6 +19,7 @@ from judging.selectors.runs import (
     state_label,
 )
 from judging.services.judge_versions import ConfigInvalid, judge_config_save
+from judging.services.prompts import language_warning
 from judging.services.run_control import (
     judge_run_cancel,
     judge_run_pause,
@@ -61,6 +62,9 @@ def run_new(request: HttpRequest) -> HttpResponse:
             status = 503 if isinstance(exc, WorkersUnreachable) else 400
         else:
             messages.success(request, _("Run %(id)d started.") % {"id": run.pk})
+            warning = language_warning(benchmark=run.benchmark, prompt=run.prompt)
+            if warning:
+                messages.warning(request, warning)
             return redirect("judge-run", run_id=run.pk)
     if form.errors and status == 200:
         status = 400

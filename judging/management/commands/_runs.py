@@ -12,6 +12,7 @@ from judging.services.judge_versions import (
     VersionSettings,
     judge_version_for,
 )
+from judging.services.prompts import PromptInvalid, prompt_from_file
 from judging.tasks import dispatch_and_watch
 
 
@@ -42,6 +43,13 @@ def add_provider_arguments(parser, *, default_prompt: str) -> None:
     )
     parser.add_argument("--prompt", default=default_prompt, help="prompt template name")
     parser.add_argument(
+        "--prompt-file",
+        default="",
+        help='a prompt template of your own (JSON with "system" and "user", or a text '
+        "file as the user message), its placeholders checked; stored as a new version of "
+        "the file's name",
+    )
+    parser.add_argument(
         "--via-workers", action="store_true", help="let the Celery workers do the calls"
     )
     parser.add_argument("--json", action="store_true", help="print one JSON summary")
@@ -66,12 +74,18 @@ def benchmark_from(opts) -> Benchmark:
     return benchmark
 
 
-def version_from(opts, *, structured: bool = True) -> JudgeVersion:
+def version_from(opts, *, structured: bool = True, kind: str = "judge") -> JudgeVersion:
     """The judge version with exactly these settings: of the configuration named by
     `--judge`, or by default one named after the model and endpoint; found, or made. Its
     configuration's call settings (concurrency, pace, retries) are updated to these options
     (they never change a verdict). Each run names the version it used."""
-    prompt = PromptTemplate.objects.filter(name=opts["prompt"]).order_by("-version").first()
+    if opts.get("prompt_file"):
+        try:
+            prompt = prompt_from_file(opts["prompt_file"], kind=kind)
+        except PromptInvalid as exc:
+            raise CommandError(f"--prompt-file: {exc}") from exc
+    else:
+        prompt = PromptTemplate.objects.filter(name=opts["prompt"]).order_by("-version").first()
     if prompt is None:
         raise CommandError(f"no prompt template named {opts['prompt']!r}")
     name = (opts.get("judge") or "").strip() or (

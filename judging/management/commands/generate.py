@@ -23,7 +23,7 @@ class Command(BaseCommand):
 
     def handle(self, *args, **opts) -> None:
         benchmark = benchmark_from(opts)
-        version = version_from(opts)
+        version = version_from(opts, kind="generation")
         try:
             run = generation_run_start(
                 benchmark=benchmark,

@@ -11,6 +11,7 @@ from judging.management.commands._runs import (
 )
 from judging.management.commands._watch import EXIT_INTERRUPTED, execute_and_wait, summary_text
 from judging.selectors.runs import interrupted_runs_of
+from judging.services.prompts import language_warning
 from judging.services.run_estimate import run_estimate
 from judging.services.runs import RunNotStartable, judge_run_start
 
@@ -64,6 +65,9 @@ class Command(BaseCommand):
         elif not systems:
             raise CommandError("name the systems to judge (--system), or a review round (--round)")
         version = version_from(opts, structured=not opts["plain_json"])
+        warning = language_warning(benchmark=benchmark, prompt=version.prompt)
+        if warning:
+            self.stderr.write(f"warning: {warning}")
         for earlier in interrupted_runs_of(benchmark=benchmark, version=version):
             # A new run starts, as asked; the interrupted one is not forgotten.
             self.stderr.write(

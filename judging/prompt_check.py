@@ -1,0 +1,60 @@
+"""Checking a prompt template a lab brings (no Django): its placeholders, and the language
+it is written in against the benchmark's.
+
+A judge prompt must place the response and the criteria ({response}, {criteria}) and may
+use {dialogue}, {criteria_count} and {schema}; a generation prompt must place
+{dialogue}. Anything else in braces would reach the model as it stands; literal braces
+are written doubled ({{ and }}), as Python's format strings have them."""
+
+import re
+import string
+
+ALLOWED = {
+    "judge": {"dialogue", "response", "criteria", "criteria_count", "schema"},
+    "generation": {"dialogue"},
+}
+REQUIRED = {"judge": {"response", "criteria"}, "generation": {"dialogue"}}
+_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
+_LETTER = re.compile(r"[A-Za-z\u3400-\u4dbf\u4e00-\u9fff]")
+
+
+class PromptInvalid(ValueError):
+    pass
+
+
+def placeholders(text: str) -> set[str]:
+    """The names in braces; raises PromptInvalid for a brace that opens or closes nothing."""
+    try:
+        return {name for _, name, _, _ in string.Formatter().parse(text) if name is not None}
+    except ValueError as exc:
+        raise PromptInvalid(f"{exc}: write a literal brace as {{{{ or }}}}") from None
+
+
+def check_placeholders(kind: str, system_text: str, user_text: str) -> None:
+    """Raises PromptInvalid naming every unknown or missing placeholder."""
+    used = placeholders(system_text) | placeholders(user_text)
+    unknown = sorted(used - ALLOWED[kind])
+    missing = sorted(REQUIRED[kind] - used)
+    problems = []
+    if unknown:
+        problems.append(
+            "unknown placeholder(s) "
+            + ", ".join("{" + name + "}" for name in unknown)
+            + " (allowed: "
+            + ", ".join("{" + name + "}" for name in sorted(ALLOWED[kind]))
+            + ")"
+        )
+    if missing:
+        problems.append("missing placeholder(s) " + ", ".join("{" + name + "}" for name in missing))
+    if problems:
+        raise PromptInvalid("; ".join(problems))
+
+
+def text_language(text: str) -> str | None:
+    """ "zh-hans" when most letters are Chinese characters, "en" when most are Latin
+    letters, None for text with too few letters to tell."""
+    letters = _LETTER.findall(text)
+    if len(letters) < 20:
+        return None
+    chinese = sum(1 for letter in letters if _CJK.match(letter))
+    return "zh-hans" if chinese / len(letters) >= 0.3 else "en"

@@ -1,0 +1,119 @@
+"""Prompt templates a lab brings (its own, or a benchmark's published one): checked,
+stored as a new version of their name (or the same version when the words are the same),
+and compared with the benchmark's language."""
+
+import json
+from pathlib import Path
+
+from django.core.validators import validate_slug
+from django.db import transaction
+from django.utils.text import slugify
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
+
+from annotation.models import Benchmark, Case
+from judging.models import PromptTemplate
+from judging.prompt_check import PromptInvalid, check_placeholders, text_language
+
+# Cases read to tell a benchmark's language.
+LANGUAGE_SAMPLE = 20
+LANGUAGE_NAMES = {"zh-hans": gettext_noop("Chinese"), "en": gettext_noop("English")}
+
+
+def prompt_template_save(
+    *, name: str, kind: str, system_text: str, user_text: str, user=None
+) -> PromptTemplate:
+    """The template with these words: the newest version of `name` when it has them, else a
+    new version. Raises PromptInvalid naming what is wrong."""
+    try:
+        validate_slug(name)
+    except Exception:
+        raise PromptInvalid(f"the name {name!r} must be letters, digits, - and _ only") from None
+    if kind not in PromptTemplate.Kind.values:
+        raise PromptInvalid(f"the kind must be one of {', '.join(PromptTemplate.Kind.values)}")
+    check_placeholders(kind, system_text, user_text)
+    language = text_language(system_text + "\n" + user_text) or "en"
+    with transaction.atomic():
+        newest = (
+            PromptTemplate.objects.select_for_update()
+            .filter(name=name)
+            .order_by("-version")
+            .first()
+        )
+        if newest is not None and (newest.kind, newest.system_text, newest.user_text) == (
+            kind,
+            system_text,
+            user_text,
+        ):
+            return newest
+        return PromptTemplate.objects.create(
+            name=name,
+            version=(newest.version + 1) if newest else 1,
+            kind=kind,
+            language=language,
+            system_text=system_text,
+            user_text=user_text,
+            author=user if getattr(user, "is_authenticated", False) else None,
+        )
+
+
+def prompt_from_file(path: str | Path, *, kind: str, name: str = "") -> PromptTemplate:
+    """A template read from a file: JSON with "system" and "user" texts, or any other text
+    file as the user message alone. Named after the file unless `name` is given."""
+    path = Path(path)
+    try:
+        raw = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise PromptInvalid(f"no such file: {path}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise PromptInvalid(f"{path} could not be read as UTF-8 text ({exc})") from None
+    system_text, user_text = "", raw
+    if path.suffix.lower() == ".json":
+        try:
+            data = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            raise PromptInvalid(f"{path} is not valid JSON: {exc}") from None
+        if not isinstance(data, dict) or not isinstance(data.get("user"), str):
+            raise PromptInvalid(f'{path} must hold {{"system": "...", "user": "..."}}')
+        system_text, user_text = str(data.get("system") or ""), data["user"]
+    return prompt_template_save(
+        name=name or slugify(path.stem) or "prompt",
+        kind=kind,
+        system_text=system_text,
+        user_text=user_text,
+    )
+
+
+def benchmark_language(benchmark: Benchmark) -> str | None:
+    texts = []
+    for dialogue in (
+        Case.objects.filter(benchmark=benchmark)
+        .order_by("position")
+        .values_list("dialogue", flat=True)[:LANGUAGE_SAMPLE]
+    ):
+        texts.extend(str(turn.get("content", "")) for turn in dialogue or [])
+    return text_language("\n".join(texts))
+
+
+def language_warning(*, benchmark: Benchmark, prompt: PromptTemplate | None) -> str | None:
+    """A warning when the prompt is written in another language than the benchmark's
+    dialogues (a Chinese prompt on an English benchmark, or the reverse)."""
+    if prompt is None:
+        return None
+    theirs = benchmark_language(benchmark)
+    ours = text_language(prompt.system_text + "\n" + prompt.user_text)
+    if theirs is None or ours is None or theirs == ours:
+        return None
+    return _(
+        "The prompt %(prompt)s is written in %(prompt_language)s, but the dialogues of "
+        "%(benchmark)s are in %(benchmark_language)s: a judge may then reason in the wrong "
+        "language or misread the criteria."
+    ) % {
+        "prompt": str(prompt),
+        "prompt_language": _(LANGUAGE_NAMES[ours]),
+        "benchmark": benchmark.slug,
+        "benchmark_language": _(LANGUAGE_NAMES[theirs]),
+    }
+
+
+__all__ = ["PromptInvalid", "language_warning", "prompt_from_file", "prompt_template_save"]
