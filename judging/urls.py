@@ -1,6 +1,6 @@
 from django.urls import path
 
-from judging.views import runs, saturation
+from judging.views import prompts, runs, saturation
 
 urlpatterns = [
     path("judging/", runs.run_list, name="judge-runs"),
@@ -17,6 +17,7 @@ urlpatterns = [
         name="rubric-saturated",
     ),
     path("judging/configs/new/", runs.config_edit, name="judge-config-new"),
+    path("judging/prompts/new/", prompts.prompt_upload, name="prompt-upload"),
     path("judging/configs/<int:config_id>/", runs.config_detail, name="judge-config"),
     path("judging/configs/<int:config_id>/edit/", runs.config_edit, name="judge-config-edit"),
 ]

@@ -128,6 +128,7 @@ EXPECTED: dict[str, frozenset[str]] = {
     "judge-run-control": MANAGERS,
     "rubric-saturated": READERS,
     "judge-config-new": MANAGERS,
+    "prompt-upload": MANAGERS,
     "judge-config": READERS,
     "judge-config-edit": MANAGERS,
     # leaderboard (a researcher may record a gate evaluation, never publish)
@@ -242,6 +243,7 @@ WRITES: dict[tuple[str, str], frozenset[str]] = {
     ("review-adjudicate", "POST"): ADJUDICATORS,
     ("judge-run-new", "POST"): MANAGERS,
     ("judge-config-new", "POST"): MANAGERS,
+    ("prompt-upload", "POST"): MANAGERS,
     ("judge-config-edit", "POST"): MANAGERS,
     ("review-round-close", "POST"): MANAGERS,
 }

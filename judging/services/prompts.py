@@ -57,25 +57,40 @@ def prompt_template_save(
         )
 
 
+def prompt_text_from_upload(filename: str, raw: bytes) -> tuple[str, str]:
+    """(system, user) texts of a prompt file: JSON with "system" and "user", or any other
+    text file as the user message alone. Raises PromptInvalid naming the file."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise PromptInvalid(f"{filename} is not UTF-8 text") from None
+    if "\x00" in text:
+        raise PromptInvalid(f"{filename} holds a NUL character")
+    if not filename.lower().endswith(".json"):
+        return "", text
+    try:
+        data = json.loads(text)
+    except (json.JSONDecodeError, RecursionError) as exc:
+        raise PromptInvalid(f"{filename} is not valid JSON: {exc}") from None
+    if not isinstance(data, dict) or not isinstance(data.get("user"), str):
+        raise PromptInvalid(f'{filename} must hold {{"system": "...", "user": "..."}}')
+    system = data.get("system") or ""
+    if not isinstance(system, str):
+        raise PromptInvalid(f'{filename}: "system" must be text')
+    return system, data["user"]
+
+
 def prompt_from_file(path: str | Path, *, kind: str, name: str = "") -> PromptTemplate:
-    """A template read from a file: JSON with "system" and "user" texts, or any other text
-    file as the user message alone. Named after the file unless `name` is given."""
+    """A template read from a file (see `prompt_text_from_upload`). Named after the file
+    unless `name` is given."""
     path = Path(path)
     try:
-        raw = path.read_text(encoding="utf-8")
+        raw = path.read_bytes()
     except FileNotFoundError:
         raise PromptInvalid(f"no such file: {path}") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise PromptInvalid(f"{path} could not be read as UTF-8 text ({exc})") from None
-    system_text, user_text = "", raw
-    if path.suffix.lower() == ".json":
-        try:
-            data = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            raise PromptInvalid(f"{path} is not valid JSON: {exc}") from None
-        if not isinstance(data, dict) or not isinstance(data.get("user"), str):
-            raise PromptInvalid(f'{path} must hold {{"system": "...", "user": "..."}}')
-        system_text, user_text = str(data.get("system") or ""), data["user"]
+    except OSError as exc:
+        raise PromptInvalid(f"{path} could not be read ({exc.strerror or exc})") from None
+    system_text, user_text = prompt_text_from_upload(path.name, raw)
     return prompt_template_save(
         name=name or slugify(path.stem) or "prompt",
         kind=kind,
@@ -116,4 +131,10 @@ def language_warning(*, benchmark: Benchmark, prompt: PromptTemplate | None) -> 
     }
 
 
-__all__ = ["PromptInvalid", "language_warning", "prompt_from_file", "prompt_template_save"]
+__all__ = [
+    "PromptInvalid",
+    "language_warning",
+    "prompt_from_file",
+    "prompt_template_save",
+    "prompt_text_from_upload",
+]

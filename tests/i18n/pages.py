@@ -139,6 +139,7 @@ def main_pages(site: Site) -> list[tuple[str, str | None, str]]:
         ("new judge run", "coordinator", reverse("judge-run-new")),
         ("judge run", "coordinator", reverse("judge-run", args=[site.run.pk])),
         ("new judge config", "coordinator", reverse("judge-config-new")),
+        ("prompt upload", "coordinator", reverse("prompt-upload")),
         ("judge config", "coordinator", reverse("judge-config-edit", args=[config.pk])),
         ("saturated criteria", "coordinator", reverse("rubric-saturated", args=["demo"])),
         ("agreement", "researcher", reverse("agreement", args=["demo"]) + run_q),

@@ -78,3 +78,29 @@ def test_the_run_page_warns_too(judged_benchmark, sim_config, coordinator):
         follow=True,
     )
     assert "is written in English" in answer.content.decode()
+
+
+def test_a_prompt_uploaded_on_the_page(db, coordinator, expert):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+    from django.urls import reverse
+
+    from tests.conftest import client_for
+
+    url = reverse("prompt-upload")
+    body = json.dumps(OWN, ensure_ascii=False).encode()
+    answer = client_for(coordinator).post(
+        url, {"name": "lab-judge", "kind": "judge", "file": SimpleUploadedFile("p.json", body)}
+    )
+    assert answer.status_code == 302
+    assert PromptTemplate.objects.get(name="lab-judge").language == "zh-hans"
+    bad = client_for(coordinator).post(
+        url,
+        {
+            "name": "lab-judge",
+            "kind": "judge",
+            "file": SimpleUploadedFile("p.txt", "只有 {response}".encode()),
+        },
+    )
+    assert bad.status_code == 400 and "{criteria}" in bad.content.decode()
+    assert PromptTemplate.objects.filter(name="lab-judge").count() == 1
+    assert client_for(expert).get(url).status_code == 403
