@@ -167,14 +167,18 @@ def test_the_whole_journey(e2e, page, simulator, language):  # noqa: F811
     assert System.objects.filter(responses__case__benchmark__slug=SLUG).distinct().count() == 2
 
     # ... opens a blind review round over 30% of the responses with 3 raters per item.
+    # The benchmark is picked first (the form then offers only its systems).
     page.goto(f"{e2e.url}/review/manage/rounds/new/")
-    page.locator("#id_benchmark").select_option(str(Benchmark.objects.get(slug=SLUG).pk))
+    page.locator("select[name=benchmark]").select_option(str(Benchmark.objects.get(slug=SLUG).pk))
+    page.wait_for_url(
+        f"**/review/manage/rounds/new/?benchmark={Benchmark.objects.get(slug=SLUG).pk}"
+    )
     page.locator("#id_name").fill("第一轮 Round 1")
     for box in page.locator("input[name=systems], input[name=experts]").all():
         box.check()
     page.locator("#id_fraction").fill("0.3")
     page.locator("#id_raters_per_item").fill("3")
-    page.locator("main form button[type=submit]").click()
+    page.locator("main form.card button[type=submit]").click()
     page.wait_for_url("**/review/manage/rounds/*/")
     round_ = ReviewRound.objects.get(benchmark__slug=SLUG)
     items = round_.items.count()
