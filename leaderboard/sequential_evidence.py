@@ -75,5 +75,4 @@ def sequential_block(
         "ratings_needed": None if gate.decided_at is None else sum(ratings[: gate.decided_at]),
         "ratings_planned": len(units) * raters_per_item,
         "ratings_total": sum(len(unit.votes) for unit in units),
-        "cs_path": [list(bounds) for bounds in gate.cs_path],
     }

@@ -35,7 +35,7 @@ import numpy as np
 DEFAULT_ALPHA = 0.05
 # The largest share of its wealth a test may stake on one item.
 _STAKE = 0.5
-_GRID = np.linspace(0.0, 1.0, 1001)
+_GRID = np.linspace(0.0, 1.0, 201)
 
 PASS, FAIL, CONTINUE = "pass", "fail", "continue"
 
@@ -85,6 +85,13 @@ def _log_wealth(x: np.ndarray, most_negative: np.ndarray) -> np.ndarray:
     return np.cumsum(np.log1p(bet * x), axis=-1)
 
 
+def _first_crossing(log_wealth: np.ndarray, level: float) -> np.ndarray:
+    """Per row, the index of the first item at which the wealth reaches the level (the
+    number of items when it never does)."""
+    crossed = log_wealth >= level
+    return np.where(crossed.any(axis=-1), crossed.argmax(axis=-1), log_wealth.shape[-1])
+
+
 def _excess(agree: np.ndarray, units: np.ndarray, m: np.ndarray, scale: float) -> np.ndarray:
     return (agree[None, :] - m[:, None] * units[None, :]) / scale
 
@@ -118,30 +125,31 @@ def sequential_gate(
     excess = _excess(agree, units, m, scale)
     log_pass = _log_wealth(excess, m)[0]
     log_fail = _log_wealth(-excess, 1.0 - m)[0]
-    crossed_pass = np.flatnonzero(log_pass >= level)
-    crossed_fail = np.flatnonzero(log_fail >= level)
-    first_pass = int(crossed_pass[0]) if crossed_pass.size else None
-    first_fail = int(crossed_fail[0]) if crossed_fail.size else None
+    first_pass = int(_first_crossing(log_pass, level))
+    first_fail = int(_first_crossing(log_fail, level))
     decision, decided_at = CONTINUE, None
-    if first_pass is not None and (first_fail is None or first_pass <= first_fail):
+    if first_pass < n and first_pass <= first_fail:
         decision, decided_at = PASS, first_pass + 1
-    elif first_fail is not None:
+    elif first_fail < n:
         decision, decided_at = FAIL, first_fail + 1
 
     # The confidence sequence: every m on the grid, each with its own bets. An m is out
-    # from the first item at which either test against it reaches 1 / alpha.
+    # from the first item at which either test against it reaches 1 / alpha. The grid is
+    # coarse (0.005): an endpoint is the outermost grid value ruled out, so the sequence
+    # is never narrower than its exact form, and a report of thousands of items stays fast.
     grid = _GRID[1:-1]
     excess = _excess(agree, units, grid, scale)
-    above = np.maximum.accumulate(_log_wealth(excess, grid), axis=-1) >= level
-    below = np.maximum.accumulate(_log_wealth(-excess, 1.0 - grid), axis=-1) >= level
-    path = []
-    for step in range(n):
-        # Agreement is above every m whose pass test won, below every m whose fail test did.
-        low_out = grid[above[:, step]]
-        high_out = grid[below[:, step]]
-        low = float(low_out.max()) if low_out.size else 0.0
-        high = float(high_out.min()) if high_out.size else 1.0
-        path.append((low, max(low, high)))
+    out_above = _first_crossing(_log_wealth(excess, grid), level)
+    out_below = _first_crossing(_log_wealth(-excess, 1.0 - grid), level)
+    # After each item: the largest m the pass tests have ruled out so far (agreement lies
+    # above it), and the smallest m the fail tests have.
+    lows = np.zeros(n)
+    np.maximum.at(lows, out_above[out_above < n], grid[out_above < n])
+    lows = np.maximum.accumulate(lows)
+    highs = np.ones(n)
+    np.minimum.at(highs, out_below[out_below < n], grid[out_below < n])
+    highs = np.maximum(np.minimum.accumulate(highs), lows)
+    path = tuple(zip(lows.tolist(), highs.tolist(), strict=True))
     return SequentialGate(
         decision=decision,
         alpha=alpha,
@@ -152,7 +160,7 @@ def sequential_gate(
         e_fail=float(math.exp(min(log_fail[-1], 700.0))),
         cs_low=path[-1][0],
         cs_high=path[-1][1],
-        cs_path=tuple(path),
+        cs_path=path,
     )
 
 
@@ -182,10 +190,8 @@ def simulated_decisions(
     level = math.log(1.0 / alpha)
     log_pass = _log_wealth(excess, np.full(rounds, threshold))
     log_fail = _log_wealth(-excess, np.full(rounds, 1.0 - threshold))
-    passed = log_pass >= level
-    failed = log_fail >= level
-    first_pass = np.where(passed.any(axis=1), passed.argmax(axis=1), items)
-    first_fail = np.where(failed.any(axis=1), failed.argmax(axis=1), items)
+    first_pass = _first_crossing(log_pass, level)
+    first_fail = _first_crossing(log_fail, level)
     decision = np.where(
         (first_pass < items) & (first_pass <= first_fail),
         1,
