@@ -6,6 +6,7 @@ import math
 import statistics
 
 import numpy as np
+from django.db.models import Count
 
 from annotation.models import Benchmark, Criterion, ReviewRound
 from leaderboard.selectors.evidence import agreement_evidence
@@ -21,17 +22,13 @@ class PlanInvalid(Exception):
 
 
 def _units_per_item(benchmark: Benchmark) -> float:
-    """The mean criteria per rubric of the benchmark's cases (current versions)."""
-    counts = list(
-        Criterion.objects.filter(rubric_version__case__benchmark=benchmark)
-        .values("rubric_version_id")
-        .distinct()
-        .values_list("rubric_version_id", flat=True)
+    """The mean criteria per rubric version of the benchmark's cases."""
+    counts = Criterion.objects.filter(rubric_version__case__benchmark=benchmark).aggregate(
+        criteria=Count("pk"), versions=Count("rubric_version", distinct=True)
     )
-    if not counts:
+    if not counts["versions"]:
         raise PlanInvalid(f"benchmark {benchmark.slug!r} has no rubric criteria yet")
-    per_version = Criterion.objects.filter(rubric_version__case__benchmark=benchmark)
-    return per_version.count() / len(set(counts))
+    return counts["criteria"] / counts["versions"]
 
 
 def _pilot(benchmark: Benchmark, name: str) -> tuple[float, float]:
