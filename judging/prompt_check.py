@@ -9,12 +9,13 @@ are written doubled ({{ and }}), as Python's format strings have them."""
 import re
 import string
 
+from judging.text_measure import cjk_count
+
 ALLOWED = {
     "judge": {"dialogue", "response", "criteria", "criteria_count", "schema"},
     "generation": {"dialogue"},
 }
 REQUIRED = {"judge": {"response", "criteria"}, "generation": {"dialogue"}}
-_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
 _LETTER = re.compile(r"[A-Za-z\u3400-\u4dbf\u4e00-\u9fff]")
 
 
@@ -56,5 +57,5 @@ def text_language(text: str) -> str | None:
     letters = _LETTER.findall(text)
     if len(letters) < 20:
         return None
-    chinese = sum(1 for letter in letters if _CJK.match(letter))
+    chinese = cjk_count("".join(letters))
     return "zh-hans" if chinese / len(letters) >= 0.3 else "en"

@@ -8,8 +8,6 @@ other characters), corrected by what this model's earlier runs actually reported
 there are any; completions from this model's earlier answers per criterion, or a default.
 """
 
-import math
-import re
 from decimal import Decimal
 
 from django.db import transaction
@@ -17,6 +15,7 @@ from django.db import transaction
 from judging.models import JudgeTask, JudgeVersion
 from judging.services.execution import criteria_load, task_prepare
 from judging.services.runs import judge_run_start
+from judging.text_measure import messages_tokens
 
 # Completion tokens per criterion when the model has no earlier answer to go by: a short
 # reasoning and the verdict, as the default judge prompts ask.
@@ -24,17 +23,10 @@ DEFAULT_COMPLETION_PER_CRITERION = 35
 DEFAULT_COMPLETION_OVERHEAD = 20
 # Earlier tasks read for the model's actual token counts.
 HISTORY = 500
-_CJK = re.compile(r"[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef]")
-
-
-def text_tokens(text: str) -> int:
-    cjk = len(_CJK.findall(text))
-    return math.ceil(cjk / 2 + (len(text) - cjk) / 4)
 
 
 def _request_tokens(messages: list[dict]) -> int:
-    # Each message carries a few tokens of framing besides its text.
-    return 3 + sum(4 + text_tokens(str(m.get("content", ""))) for m in messages)
+    return messages_tokens([str(m.get("content", "")) for m in messages])
 
 
 def _history(version: JudgeVersion) -> tuple[float | None, float | None]:

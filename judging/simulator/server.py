@@ -10,6 +10,8 @@ import time
 import traceback
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+from judging.text_measure import messages_tokens
+
 from . import text
 from .behaviour import RequestError, build_reply, message_text, parse_request
 from .faults import AttemptCounter, Stats, draw_fault
@@ -326,7 +328,7 @@ def _provider_refusals(settings: Settings, body: dict) -> None:
 def _completion(
     req, body_hash: str, attempt: int, choices: list[tuple[str, str]], reasoning: str | None = None
 ) -> dict:
-    prompt_tokens = 3 + sum(4 + text.estimate_tokens(message_text(m)) for m in req.messages)
+    prompt_tokens = messages_tokens([message_text(m) for m in req.messages])
     completion_tokens = sum(text.estimate_tokens(content) for content, _ in choices)
     return {
         "id": "chatcmpl-sim" + text.digest(body_hash, attempt)[:24],

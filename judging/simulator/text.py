@@ -1,7 +1,8 @@
 """Deterministic draws, language detection, token estimates and canned sentences."""
 
 import hashlib
-import math
+
+from judging.text_measure import cjk_count, estimate_tokens
 
 
 def digest(*parts: object) -> str:
@@ -23,32 +24,11 @@ def pick(options: list | tuple, *parts: object):
     return options[int(unit(*parts) * len(options))]
 
 
-def _is_cjk(ch: str) -> bool:
-    code = ord(ch)
-    return (
-        0x4E00 <= code <= 0x9FFF  # CJK unified ideographs
-        or 0x3400 <= code <= 0x4DBF  # extension A
-        or 0x3040 <= code <= 0x30FF  # kana
-        or 0xAC00 <= code <= 0xD7AF  # hangul
-        or 0xF900 <= code <= 0xFAFF  # compatibility ideographs
-    )
-
-
-def cjk_count(text: str) -> int:
-    return sum(1 for ch in text if _is_cjk(ch))
-
-
 def is_cjk(text: str) -> bool:
     """True when at least a fifth of the letters of `text` are CJK characters."""
     cjk = cjk_count(text)
     latin = sum(1 for ch in text if ch.isascii() and ch.isalpha())
     return cjk > 0 and cjk * 5 >= cjk + latin
-
-
-def estimate_tokens(text: str) -> int:
-    """About one token per two CJK characters and per four other characters."""
-    cjk = cjk_count(text)
-    return math.ceil(cjk / 2 + (len(text) - cjk) / 4)
 
 
 def cut_to_tokens(text: str, limit: int) -> str:
