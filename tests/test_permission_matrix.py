@@ -87,6 +87,7 @@ EXPECTED: dict[str, frozenset[str]] = {
     "rubric-history": RUBRIC_READERS,
     "rubric-restore": RUBRIC_AUTHORS,
     "audit-log": MANAGERS,
+    "gate-policy": MANAGERS,
     "audit-export": MANAGERS,
     # annotation: blind review, expert side
     "review-my-work": ANNOTATORS,
