@@ -4,7 +4,9 @@ section explaining what it stands next to."""
 from django import template
 from django.urls import reverse
 from django.utils.html import format_html
-from django.utils.translation import gettext
+from django.utils.translation import get_language, gettext
+
+from guides.page_help import page_help_href
 
 register = template.Library()
 
@@ -18,3 +20,11 @@ def help_link(document: str, section: str = "") -> str:
         gettext("What does this mean?"),
         gettext("Help: what does this mean?"),
     )
+
+
+@register.simple_tag(takes_context=True)
+def page_help_url(context) -> str:
+    """The Help link of the page being rendered: the guide's section about this page."""
+    request = context.get("request")
+    match = getattr(request, "resolver_match", None)
+    return page_help_href(match.url_name if match else None, get_language())

@@ -1,17 +1,19 @@
 """/help/: each role opens its own guide, in the interface's language, rendered safely with
 ids on its headings; the statistics and gate rules a page links to have their sections."""
 
+import re
 import tomllib
 from pathlib import Path
 
 import pytest
-from django.urls import reverse
+from django.urls import get_resolver, reverse
 
 from accounts.roles import SENIOR_EXPERT
 from accounts.services import user_create_with_role
 from annotation.markdown import render_document
 from config.version import CONCORD_VERSION
 from guides.library import DOCUMENTS
+from guides.page_help import PAGE_SECTIONS, heading_ids, section_id
 from leaderboard.reading import STATISTICS
 from tests.conftest import PASSWORD
 
@@ -111,3 +113,43 @@ def test_the_version_is_the_projects_and_shown(client, researcher):
     assert answer.json() == {"concord_version": CONCORD_VERSION}
     client.logout()
     assert client.get(reverse("api-version")).status_code in {401, 403}
+
+
+@pytest.mark.parametrize("guide", ["expert", "coordinator", "researcher"])
+def test_the_chinese_guides_mirror_the_english_section_by_section(guide):
+    english = heading_ids(ROOT / "docs" / "guide" / f"{guide}.md")
+    chinese = heading_ids(ROOT / "docs" / "guide" / f"{guide}.zh-hans.md")
+    assert len(english) == len(chinese)
+    # Sections named by a key (the statistics, the gate rules) carry the same id in both.
+    text = (ROOT / "docs" / "guide" / f"{guide}.md").read_text(encoding="utf-8")
+    keys = set(re.findall(r"^#+ .*\(`([a-z][a-z0-9_.]*)`\)\s*$", text, re.MULTILINE))
+    assert [(e, c) for e, c in zip(english, chinese, strict=True) if e in keys and e != c] == []
+
+
+def test_every_page_section_exists_and_every_page_is_a_route():
+    names = {p.name for p in get_resolver().url_patterns for p in _flatten(p)}
+    for url_name, (document, section) in PAGE_SECTIONS.items():
+        assert url_name in names, url_name
+        assert section in heading_ids(DOCUMENTS[document].path), (url_name, section)
+
+
+def _flatten(pattern):
+    if hasattr(pattern, "url_patterns"):
+        for inner in pattern.url_patterns:
+            yield from _flatten(inner)
+    else:
+        yield pattern
+
+
+def test_each_page_help_link_opens_its_section_in_the_readers_language(client, coordinator):
+    client.force_login(coordinator)
+    page = client.get(reverse("review-rounds")).content.decode()
+    assert f'href="{reverse("help-page", args=["coordinator"])}#review-rounds"' in page
+    client.cookies["django_language"] = "zh-hans"
+    page = client.get(reverse("review-rounds")).content.decode()
+    chinese = section_id("coordinator", "review-rounds", "zh-hans")
+    assert chinese == "专家标注轮次"
+    assert f'href="{reverse("help-page", args=["coordinator"])}#{chinese}"' in page
+    # A page no guide explains opens the help start page.
+    page = client.get(reverse("help-page", args=["formats"])).content.decode()
+    assert f'<a href="{reverse("help")}" id="help-link">' in page
