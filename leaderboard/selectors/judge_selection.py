@@ -30,7 +30,7 @@ from leaderboard.judge_selection import (
 from leaderboard.provenance import rubric_versions_of
 from leaderboard.selectors.agreement import agreement_units_by_version
 from leaderboard.selectors.boards import judge_version_header
-from leaderboard.selectors.evidence import gate_policy
+from leaderboard.selectors.evidence import benchmark_rounds, gate_policy
 from leaderboard.sequential_evidence import sequential_block
 from leaderboard.stats import DEFAULT_RESAMPLES
 
@@ -41,8 +41,14 @@ class SelectionInvalid(Exception):
 
 def selection_round(*, ref: str, benchmark: Benchmark | None = None) -> ReviewRound:
     """The review round named `ref` (or with that id), in `benchmark` when one is given,
-    else in whichever benchmark has a round of that name (it must be only one)."""
+    else in whichever benchmark has a round of that name (it must be only one). Without
+    `ref`, the benchmark's newest round."""
     ref = (ref or "").strip()
+    if not ref and benchmark is not None:
+        newest = benchmark_rounds(benchmark=benchmark).select_related("benchmark").first()
+        if newest is None:
+            raise SelectionInvalid(_("This benchmark has no review round yet."))
+        return newest
     rounds = ReviewRound.objects.select_related("benchmark")
     if benchmark is not None:
         rounds = rounds.filter(benchmark=benchmark)
@@ -227,7 +233,7 @@ def judge_selection(*, round_: ReviewRound, resamples: int = DEFAULT_RESAMPLES) 
         "round": round_.name,
         "round_seed": round_.seed,
         "items": len(rows),
-        "gate_policy": {"threshold": threshold, "rule": str(rule)},
+        "gate_policy": {"threshold": threshold, "rule_name": str(rule)},
         "judges": [judges[c.key] for c in order],
         "best": best.label if best else None,
         "cheapest_passing": cheapest.label if cheapest else None,

@@ -4,6 +4,7 @@ HTTP), side by side with its agreement, kappa, paired difference to the best one
 
 import datetime as dt
 import json
+import re
 import statistics
 from decimal import Decimal
 from io import StringIO
@@ -241,3 +242,36 @@ def test_the_command_and_the_api(judged_round, capsys):
     assert client_for(researcher).get(url, {"round": "nope"}).status_code == 400
     expert = ReviewRound.objects.get(name="R1").experts.first()
     assert client_for(expert).get(url, {"round": "R1"}).status_code == 403
+
+
+def _page(user, language: str = "en", **query) -> str:
+    client = client_for(user)
+    client.cookies["django_language"] = language
+    answer = client.get(reverse("judge-selection", args=["hb"]), query)
+    assert answer.status_code == 200
+    return answer.content.decode()
+
+
+def test_the_page_in_english_and_chinese(judged_round):
+    round_, _runs = judged_round
+    researcher = user_create_with_role(username="r", password="x-pass-123", role=RESEARCHER)
+    english = _page(researcher, round="R1")
+    rows = re.findall(r'<tr data-judge="([^"]+)"', english)
+    assert rows == ["large v1", "small v1", "free v1"]
+    assert "Cheapest judge that passes the gate: small v1" in english
+    assert "the judge configuration has no prices" in english  # free's cost, with its reason
+    assert "the best (reference)" in english
+    # The chart places the two judges with a cost; the third is named below it.
+    chart = english[english.index("<svg") : english.index("</svg>")]
+    assert chart.count('<g class="judge') == 2 and "free v1" not in chart
+    assert 'role="img"' in chart and "<title" in chart
+    assert re.search(r'id="unplaced">[^<]*free v1', english)
+    chinese = _page(researcher, "zh-hans", round=str(round_.pk))
+    assert "通过门槛的最便宜评审模型：small v1" in chinese
+    assert "专家标注轮次" in chinese and "Cheapest judge" not in chinese
+    # The agreement page links here, for the round it shows.
+    agreement = client_for(researcher).get(reverse("agreement", args=["hb"]), {"round": "R1"})
+    link = reverse("judge-selection", args=["hb"]) + f"?round={round_.pk}"
+    assert link in agreement.content.decode()
+    missing = client_for(researcher).get(reverse("judge-selection", args=["hb"]), {"round": "x"})
+    assert missing.status_code == 404

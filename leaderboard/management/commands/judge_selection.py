@@ -51,7 +51,7 @@ class Command(BaseCommand):
         policy = result["gate_policy"]
         lines = [
             f"round {result['round']!r} of {result['benchmark']} ({result['items']} responses), "
-            f"gate: {policy['rule']} >= {policy['threshold']:.2f}"
+            f"gate: {policy['rule_name']} >= {policy['threshold']:.2f}"
         ]
         for row in result["judges"]:
             wilson = row["wilson_95"]
