@@ -236,8 +236,8 @@ def judge_selection(*, round_: ReviewRound, resamples: int = DEFAULT_RESAMPLES) 
         "gate_policy": {"threshold": threshold, "rule_name": str(rule)},
         "judges": [judges[c.key] for c in order],
         "best": best.label if best else None,
-        "cheapest_passing": cheapest.label if cheapest else None,
-        "cheapest_passing_reason": why_none,
+        # The judge to spend on, or why there is none.
+        "cheapest_passing": {"label": cheapest.label if cheapest else None, "reason": why_none},
         "passing_without_cost": [c.label for c in order if c.passed and c.cost is None],
         "rubric_versions": rubric_versions_of(
             ReviewItem.objects.filter(round=round_).values_list(

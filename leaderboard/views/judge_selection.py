@@ -23,7 +23,7 @@ def _chart(result: dict) -> dict | None:
             low=row["wilson_95"]["low"],
             high=row["wilson_95"]["high"],
             passed=row["gate"]["passed"],
-            cheapest=row["label"] == result["cheapest_passing"],
+            cheapest=row["label"] == result["cheapest_passing"]["label"],
         )
         for row in result["judges"]
         if row["cost_per_1000"]["value"] is not None and row["agreement"]["value"] is not None

@@ -156,8 +156,7 @@ def test_cost_latency_and_the_cheapest_passing_judge(judged_round):
     assert free["gate"]["passed"] is False
     large, small = judges["large v1"], judges["small v1"]
     assert small["cost_per_1000"]["value"] < large["cost_per_1000"]["value"]
-    assert result["cheapest_passing"] == "small v1"
-    assert result["cheapest_passing_reason"] is None
+    assert result["cheapest_passing"] == {"label": "small v1", "reason": None}
 
 
 def test_undefined_where_nothing_was_recorded_and_none_passes(judged_round):
@@ -181,11 +180,10 @@ def test_undefined_where_nothing_was_recorded_and_none_passes(judged_round):
     assert imported["median_latency_ms"] == {"value": None, "reason": "no_latency_recorded"}
     assert result["judges"][-1]["label"] == "imported v1"
     # At a threshold of 100% only `large` passes, the cheapest passing is the only one.
-    assert result["cheapest_passing"] == "large v1"
+    assert result["cheapest_passing"]["label"] == "large v1"
     GatePolicy.objects.filter(benchmark=benchmark).update(rule="lower_bound")
     nobody = judge_selection(round_=round_, resamples=200)
-    assert nobody["cheapest_passing"] is None
-    assert nobody["cheapest_passing_reason"] == "no_judge_passes"
+    assert nobody["cheapest_passing"] == {"label": None, "reason": "no_judge_passes"}
 
 
 def test_queries_do_not_grow_with_judges(judged_round):
@@ -208,7 +206,11 @@ def test_a_round_no_judge_covers(judged_benchmark):  # noqa: F811
     round_ = round_open(benchmark=benchmark, name="R0", systems=systems, experts=experts)
     result = judge_selection(round_=round_, resamples=50)
     assert result["judges"] == [] and result["best"] is None
-    assert result["cheapest_passing_reason"] == "no_judge_covers_round"
+    assert result["cheapest_passing"]["reason"] == "no_judge_covers_round"
+    researcher = user_create_with_role(username="r", password="x-pass-123", role=RESEARCHER)
+    page = _page(researcher)  # the newest round, without naming it
+    assert "No judge to choose yet" in page and 'id="judges"' not in page
+    assert "no judge version has finished runs that cover every response" in page
 
 
 def _command(*args) -> dict:
@@ -219,7 +221,7 @@ def _command(*args) -> dict:
 
 def test_the_command_and_the_api(judged_round, capsys):
     found = _command("--round", "R1")
-    assert found["cheapest_passing"] == "small v1" and found["benchmark"] == "hb"
+    assert found["cheapest_passing"]["label"] == "small v1" and found["benchmark"] == "hb"
     assert found["produced_by"].startswith("Concord ")
     assert found["judges"][0]["judge_version"]["config"] == "large"
     assert _command("--round", "R1", "--benchmark", "hb")["round"] == "R1"
@@ -236,7 +238,7 @@ def test_the_command_and_the_api(judged_round, capsys):
     answer = client_for(researcher).get(url, {"round": "R1"})
     assert answer.status_code == 200, answer.content
     body = answer.json()
-    assert body["cheapest_passing"] == "small v1"
+    assert body["cheapest_passing"] == {"label": "small v1", "reason": None, "reason_text": None}
     free = next(row for row in body["judges"] if row["label"] == "free v1")
     assert free["cost_per_1000"]["reason_text"].startswith("the judge configuration has no")
     assert client_for(researcher).get(url, {"round": "nope"}).status_code == 400

@@ -81,10 +81,11 @@ class Command(BaseCommand):
                 f"  cost per 1,000 responses {_shown(row['cost_per_1000'], '{:.4f}')}, "
                 f"median latency {_shown(row['median_latency_ms'], '{:.0f} ms')}",
             ]
-        if result["cheapest_passing"]:
-            lines.append(f"cheapest passing: {result['cheapest_passing']}")
+        chosen = result["cheapest_passing"]
+        if chosen["label"]:
+            lines.append(f"cheapest passing: {chosen['label']}")
         else:
-            why = reason_text(result["cheapest_passing_reason"])
+            why = reason_text(chosen["reason"])
             lines.append(f"cheapest passing: none ({why})")
         if result["passing_without_cost"]:
             lines.append("also passing, cost unknown: " + ", ".join(result["passing_without_cost"]))
