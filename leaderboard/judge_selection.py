@@ -64,19 +64,31 @@ class Agreeing:
     case: str
 
 
-def agreement_flags(units: Sequence[Unit]) -> dict[tuple[int, int], Agreeing]:
-    """Per (response, criterion) with a majority and a judge verdict: does the judge agree."""
+def majorities(units: Sequence[Unit]) -> dict[tuple[int, int], bool]:
+    """The experts' majority per (response, criterion) that has one (not a tie, not
+    unvoted). Every judge's units of a round carry the same votes, so this is computed
+    once for all of them."""
+    gold = {}
+    for unit in units:
+        votes = len(unit.votes)
+        hits = sum(1 for _rater, hit in unit.votes if hit)
+        if has_majority(votes, hits):
+            gold[(unit.response, unit.criterion)] = bool(majority_hit(votes, hits))
+    return gold
+
+
+def agreement_flags(
+    units: Sequence[Unit], gold: dict[tuple[int, int], bool]
+) -> dict[tuple[int, int], Agreeing]:
+    """Per (response, criterion) with a majority (`gold`) and a judge verdict: does the
+    judge agree."""
     flags = {}
     for unit in units:
         if unit.judge is None:
             continue
-        votes = len(unit.votes)
-        hits = sum(1 for _rater, hit in unit.votes if hit)
-        if not has_majority(votes, hits):
-            continue
-        flags[(unit.response, unit.criterion)] = Agreeing(
-            unit.judge == bool(majority_hit(votes, hits)), unit.case
-        )
+        key = (unit.response, unit.criterion)
+        if key in gold:
+            flags[key] = Agreeing(unit.judge == gold[key], unit.case)
     return flags
 
 

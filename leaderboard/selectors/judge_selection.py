@@ -23,6 +23,7 @@ from leaderboard.judge_selection import (
     agreement_flags,
     cheapest_passing,
     cost_per_thousand,
+    majorities,
     median_latency,
     ranked,
     versus_best,
@@ -192,6 +193,8 @@ def judge_selection(*, round_: ReviewRound, resamples: int = DEFAULT_RESAMPLES) 
     judged = agreement_units_by_version(round_=round_, runs=every_run) if every_run else {}
     tokens, latencies = _usage(round_, every_run) if every_run else ({}, {})
     judges, flags, candidates = {}, {}, []
+    # The votes are the same in every version's units: the majority is found once.
+    gold = majorities(next(iter(judged.values()))[1]) if judged else {}
     for version_id, runs in runs_of.items():
         tasks, units = judged[version_id]
         report = agreement_report(
@@ -209,7 +212,7 @@ def judge_selection(*, round_: ReviewRound, resamples: int = DEFAULT_RESAMPLES) 
         )
         row = _judge(runs[0].judge_version, runs, report, on_frozen, tokens, latencies)
         judges[version_id] = row
-        flags[version_id] = agreement_flags(units)
+        flags[version_id] = agreement_flags(units, gold)
         candidates.append(
             Candidate(
                 key=version_id,
