@@ -1,4 +1,5 @@
-"""Two judge runs compared through the API, as the compare_runs command does."""
+"""Judges compared through the API: two runs, as the compare_runs command does, and every
+judge version on a round, as the judge_selection command does."""
 
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import status
@@ -9,6 +10,7 @@ from rest_framework.views import APIView
 from accounts.access import HasPermission
 from annotation.selectors.benchmarks import benchmark_get
 from leaderboard.selectors.compare import CompareInvalid, runs_compare
+from leaderboard.selectors.judge_selection import SelectionInvalid, judge_selection, selection_round
 from leaderboard.wording_reasons import with_reason_texts
 
 
@@ -51,3 +53,28 @@ def _runs_by_id() -> str:
     from django.utils.translation import gettext
 
     return gettext("Give runs by their ids.")
+
+
+class JudgeSelection(APIView):
+    """Every judge version whose finished runs cover a review round, best first, with its
+    agreement, kappa, paired difference to the best, cost per 1,000 responses, median
+    latency and gate; and the cheapest version that passes (as the judge_selection command
+    and the judge selection page give them)."""
+
+    permission_classes = [HasPermission]
+    required_permission = "annotation.view_consensus"
+
+    @extend_schema(
+        parameters=[OpenApiParameter("round", str, description="a review round's name or id")],
+        responses={
+            200: OpenApiResponse(description="the comparison (see the README)"),
+            400: OpenApiResponse(description="the round is not found"),
+        },
+    )
+    def get(self, request: Request, slug: str) -> ApiResponse:
+        benchmark = benchmark_get(slug=slug)
+        try:
+            round_ = selection_round(ref=request.query_params.get("round", ""), benchmark=benchmark)
+        except SelectionInvalid as exc:
+            return ApiResponse({"detail": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
+        return ApiResponse(with_reason_texts(judge_selection(round_=round_)))

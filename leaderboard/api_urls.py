@@ -11,6 +11,11 @@ urlpatterns = [
         name="api-compare-runs",
     ),
     path(
+        "benchmarks/<slug:slug>/judge-selection/",
+        api_compare.JudgeSelection.as_view(),
+        name="api-judge-selection",
+    ),
+    path(
         "benchmarks/<slug:slug>/gate-evaluations/",
         api.GateEvaluations.as_view(),
         name="api-gate-evaluations",

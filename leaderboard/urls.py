@@ -1,11 +1,16 @@
 from django.urls import path
 
-from leaderboard.views import agreement, gate_policy, leaderboard
+from leaderboard.views import agreement, gate_policy, judge_selection, leaderboard
 
 urlpatterns = [
     path("benchmarks/<slug:slug>/agreement/", agreement.agreement_page, name="agreement"),
     path("benchmarks/<slug:slug>/agreement/gate/", agreement.gate_record, name="gate-record"),
     path("benchmarks/<slug:slug>/gate-policy/", gate_policy.gate_policy_page, name="gate-policy"),
+    path(
+        "benchmarks/<slug:slug>/agreement/judges/",
+        judge_selection.judge_selection_page,
+        name="judge-selection",
+    ),
     path(
         "benchmarks/<slug:slug>/agreement/disagreements/",
         agreement.disagreement_page,

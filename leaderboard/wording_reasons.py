@@ -70,6 +70,26 @@ SENTENCES: dict[str, str] = {
     ),
     stats.NO_VOTES: gettext_noop("no expert voted on any unit of the round"),
     stats.NO_PAIRED_UNITS: gettext_noop("no units with a majority and both runs' verdicts"),
+    stats.NO_PRICES: gettext_noop(
+        "the judge configuration has no prices (both are 0), so its cost is unknown"
+    ),
+    stats.NO_USAGE_RECORDED: gettext_noop(
+        "no call of these runs on the round recorded its tokens (imported verdicts or "
+        "answers reused from the cache), so the cost is unknown"
+    ),
+    stats.NO_LATENCY_RECORDED: gettext_noop(
+        "no call of these runs on the round recorded its latency (imported verdicts or "
+        "answers reused from the cache)"
+    ),
+    stats.NO_JUDGE_COVERS_ROUND: gettext_noop(
+        "no judge version has finished runs that cover every response of the round"
+    ),
+    stats.NO_JUDGE_PASSES: gettext_noop(
+        "no judge version's evidence on this round passes the gate"
+    ),
+    stats.NO_PASSING_COST: gettext_noop(
+        "judge versions pass the gate, but none has a known cost to compare"
+    ),
     scores.NO_CASES: gettext_noop("no cases were given"),
     scores.NO_SCORABLE_CASE: gettext_noop("no case has a scorable ability"),
     scores.CASE_NOT_SCORABLE: gettext_noop(

@@ -138,6 +138,7 @@ EXPECTED: dict[str, frozenset[str]] = {
     "judge-config-edit": MANAGERS,
     # leaderboard (a researcher may record a gate evaluation, never publish)
     "agreement": CONSENSUS,
+    "judge-selection": CONSENSUS,
     "gate-record": CONSENSUS,
     "disagreements": CONSENSUS,
     "disagreement-case": CONSENSUS,
@@ -198,6 +199,7 @@ EXPECTED: dict[str, frozenset[str]] = {
     "api-agreement": CONSENSUS,
     "api-leaderboard": READERS,
     "api-compare-runs": CONSENSUS,
+    "api-judge-selection": CONSENSUS,
     "api-gate-evaluations": CONSENSUS,
     "api-leaderboards": READERS,
     "api-leaderboard-bundle": CONSENSUS,

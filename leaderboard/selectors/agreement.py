@@ -40,18 +40,9 @@ def round_tasks(*, round_: ReviewRound, runs: Sequence[JudgeRun]) -> dict[int, R
     return {response: task for response, (_, task) in chosen.items()}
 
 
-def agreement_units(
-    *,
-    round_: ReviewRound,
-    runs: Sequence[JudgeRun],
-    tasks: dict[int, RoundTask] | None = None,
-) -> list[Unit]:
-    """One unit per (sampled response, criterion of the round's frozen rubric version),
-    with the experts' current votes and the judge's verdict on the same criterion: the
-    newest verdicts `runs` hold for the response (one run, or several of one judge version).
-    Without a verdict, the unit says why: the call failed, no run judged the response, or
-    it was judged on another rubric version than the round froze. Six queries whatever the
-    size (five given `tasks`, the `round_tasks` of the same round and runs)."""
+def _round_frame(round_: ReviewRound) -> tuple[list, dict, dict]:
+    """The round's items, the criteria of their frozen rubric versions and the experts'
+    current votes, which every judge's units share. Four queries."""
     items = list(
         ReviewItem.objects.filter(round=round_).values_list(
             "response_id",
@@ -81,6 +72,22 @@ def agreement_units(
         "assignment__item__response_id", "criterion_id", "assignment__expert_id", "hit"
     ):
         votes[response][criterion].append(ballots[(expert, hit)])
+    return items, criteria, votes
+
+
+def agreement_units(
+    *,
+    round_: ReviewRound,
+    runs: Sequence[JudgeRun],
+    tasks: dict[int, RoundTask] | None = None,
+) -> list[Unit]:
+    """One unit per (sampled response, criterion of the round's frozen rubric version),
+    with the experts' current votes and the judge's verdict on the same criterion: the
+    newest verdicts `runs` hold for the response (one run, or several of one judge version).
+    Without a verdict, the unit says why: the call failed, no run judged the response, or
+    it was judged on another rubric version than the round froze. Six queries whatever the
+    size (five given `tasks`, the `round_tasks` of the same round and runs)."""
+    frame = _round_frame(round_)
     if tasks is None:
         tasks = round_tasks(round_=round_, runs=runs)
     verdicts: dict[int, dict[int, bool]] = defaultdict(dict)
@@ -91,7 +98,46 @@ def agreement_units(
     ).values_list("task__response_id", "criterion_id", "hit"):
         verdicts[response][criterion] = hit
     with gc_paused():
-        return _units(items, criteria, votes, verdicts, tasks)
+        return _units(*frame, verdicts, tasks)
+
+
+def agreement_units_by_version(
+    *, round_: ReviewRound, runs: Sequence[JudgeRun]
+) -> dict[int, tuple[dict[int, RoundTask], list[Unit]]]:
+    """Per judge version of `runs`: its round tasks (as `round_tasks` picks them among that
+    version's runs) and its units (as `agreement_units` builds them). Six queries however
+    many versions: the round's items, criteria and votes are read once for all of them."""
+    frame = _round_frame(round_)
+    version_of = {run.pk: run.judge_version_id for run in runs}
+    chosen: dict[int, dict[int, tuple]] = defaultdict(dict)
+    for pk, run, response, status, rubric, finished in JudgeTask.objects.filter(
+        run__in=list(version_of), response__review_items__round=round_
+    ).values_list("pk", "run_id", "response_id", "status", "rubric_version_id", "finished"):
+        mine = chosen[version_of[run]]
+        rank = (status == JudgeTask.Status.DONE, finished or NEVER, pk)
+        if response not in mine or rank > mine[response][0]:
+            mine[response] = (rank, RoundTask(pk, status, rubric))
+    tasks = {
+        version: {response: task for response, (_, task) in mine.items()}
+        for version, mine in chosen.items()
+    }
+    done = {
+        task.pk: version
+        for version, mine in tasks.items()
+        for task in mine.values()
+        if task.status == JudgeTask.Status.DONE
+    }
+    verdicts: dict[int, dict[int, dict[int, bool]]] = defaultdict(lambda: defaultdict(dict))
+    rows = Verdict.objects.filter(task_id__in=list(done)).values_list(
+        "task_id", "task__response_id", "criterion_id", "hit"
+    )
+    for task, response, criterion, hit in rows:
+        verdicts[done[task]][response][criterion] = hit
+    with gc_paused():
+        return {
+            version: (mine, _units(*frame, verdicts[version], mine))
+            for version, mine in tasks.items()
+        }
 
 
 def _no_verdict(task: RoundTask | None, frozen: int) -> str:

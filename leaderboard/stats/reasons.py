@@ -28,6 +28,13 @@ UNEVEN_RATINGS = "uneven_ratings"
 NO_VOTES = "no_votes"
 NO_PAIRED_UNITS = "no_paired_units"
 SEQUENTIAL_THRESHOLD = "sequential_threshold"
+# Choosing a judge (leaderboard.judge_selection): its cost, its speed, the choice itself.
+NO_PRICES = "no_prices"
+NO_USAGE_RECORDED = "no_usage_recorded"
+NO_LATENCY_RECORDED = "no_latency_recorded"
+NO_JUDGE_COVERS_ROUND = "no_judge_covers_round"
+NO_JUDGE_PASSES = "no_judge_passes"
+NO_PASSING_COST = "no_passing_cost"
 
 CODES: dict[str, tuple[str, ...]] = {
     NO_UNITS: (),
@@ -52,6 +59,12 @@ CODES: dict[str, tuple[str, ...]] = {
     NO_VOTES: (),
     NO_PAIRED_UNITS: (),
     SEQUENTIAL_THRESHOLD: (),
+    NO_PRICES: (),
+    NO_USAGE_RECORDED: (),
+    NO_LATENCY_RECORDED: (),
+    NO_JUDGE_COVERS_ROUND: (),
+    NO_JUDGE_PASSES: (),
+    NO_PASSING_COST: (),
 }
 
 __all__ = ["CODES", "parse", "reason"]

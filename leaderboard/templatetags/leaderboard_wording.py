@@ -50,3 +50,19 @@ def pct_range(interval) -> str:
     if not interval or interval[0] is None:
         return "—"
     return f"{reading.percent(float(interval[0]))[:-1]}–{reading.percent(float(interval[1]))}"
+
+
+@register.filter
+def points(value) -> str:
+    """A difference of proportions in percentage points, signed, one decimal."""
+    if value is None:
+        return "—"
+    return f"{100 * float(value):+.1f}".replace("-", "−")
+
+
+@register.filter
+def points_range(interval: dict) -> str:
+    """A difference's interval {"low", "high"} as "−31.3 to −12.5" (percentage points)."""
+    if not interval or interval.get("low") is None:
+        return "—"
+    return f"{points(interval['low'])} … {points(interval['high'])}"

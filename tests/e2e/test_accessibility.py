@@ -64,6 +64,7 @@ def pages(data):  # noqa: F811
         "judge-run": f"/judging/runs/{run.pk}/",
         "judge-config-new": "/judging/configs/new/",
         "agreement": f"/benchmarks/hb/agreement/?{q}",
+        "judge-selection": f"/benchmarks/hb/agreement/judges/?round={round_.pk}",
         "disagreements": f"/benchmarks/hb/agreement/disagreements/?{q}",
         "disagreement-case": f"/benchmarks/hb/agreement/disagreements/{response}/?{q}",
         "leaderboard": f"/benchmarks/hb/leaderboard/?run={run.pk}",

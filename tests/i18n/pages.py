@@ -145,6 +145,11 @@ def main_pages(site: Site) -> list[tuple[str, str | None, str]]:
         ("agreement", "researcher", reverse("agreement", args=["demo"]) + run_q),
         ("disagreements", "researcher", reverse("disagreements", args=["demo"]) + run_q),
         (
+            "judge selection",
+            "researcher",
+            reverse("judge-selection", args=["demo"]) + f"?round={site.round_.pk}",
+        ),
+        (
             "disagreement in context",
             "researcher",
             reverse("disagreement-case", args=["demo", site.round_.items.first().response_id])
@@ -171,7 +176,7 @@ def main_pages(site: Site) -> list[tuple[str, str | None, str]]:
 # Words that stay as they are in Chinese text: the product, units, established statistical
 # names and abbreviations, and technical names a reader types or sees in files.
 ALLOWED_WORDS = {
-    "Concord", "ms", "HeartBench", "English", "JavaScript", "token", "Token", "Wilson",
+    "Concord", "ms", "HeartBench", "English", "JavaScript", "token", "Token", "Wilson", "McNemar",
     "Cohen's", "Gwet's", "Fleiss'", "Krippendorff's", "kappa", "alpha", "Retry-After", "Markdown",
 }  # fmt: skip
 ALLOWED_PHRASES = ("JSON Lines",)

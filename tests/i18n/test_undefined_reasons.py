@@ -21,6 +21,7 @@ SOURCES = [
     *sorted((ROOT / "leaderboard" / "stats").glob("*.py")),
     *sorted((ROOT / "judging" / "scoring").glob("*.py")),
     ROOT / "leaderboard" / "agreement.py",
+    ROOT / "leaderboard" / "judge_selection.py",
     ROOT / "leaderboard" / "selectors" / "compare.py",
     ROOT / "leaderboard" / "selectors" / "scores.py",
 ]
