@@ -1,8 +1,14 @@
 from django.urls import path
 
-from leaderboard.views import agreement, leaderboard
+from leaderboard.views import agreement, leaderboard, round_stop
 
 urlpatterns = [
+    path(
+        "agreement/rounds/<int:round_id>/sequential/",
+        round_stop.round_sequential_card,
+        name="round-sequential",
+    ),
+    path("agreement/round-plan/", round_stop.round_plan_panel, name="round-plan"),
     path("benchmarks/<slug:slug>/agreement/", agreement.agreement_page, name="agreement"),
     path("benchmarks/<slug:slug>/agreement/gate/", agreement.gate_record, name="gate-record"),
     path(

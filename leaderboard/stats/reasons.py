@@ -28,6 +28,7 @@ UNEVEN_RATINGS = "uneven_ratings"
 NO_VOTES = "no_votes"
 NO_PAIRED_UNITS = "no_paired_units"
 SEQUENTIAL_THRESHOLD = "sequential_threshold"
+NO_ITEM_TIMES = "no_item_times"
 
 CODES: dict[str, tuple[str, ...]] = {
     NO_UNITS: (),
@@ -52,6 +53,7 @@ CODES: dict[str, tuple[str, ...]] = {
     NO_VOTES: (),
     NO_PAIRED_UNITS: (),
     SEQUENTIAL_THRESHOLD: (),
+    NO_ITEM_TIMES: (),
 }
 
 __all__ = ["CODES", "parse", "reason"]
