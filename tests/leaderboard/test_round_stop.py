@@ -189,3 +189,16 @@ def test_the_planning_panel_answers_with_the_plan_or_a_clear_message(demo):
     text = bad.content.decode()
     assert bad.status_code == 400
     assert "Expected agreement: give a number" in text and "strictly between 0 and 1" in text
+
+
+def test_a_decided_open_round_offers_the_coordinator_to_close_it_early(demo):
+    round_set_status(round_=demo, status=ReviewRound.Status.OPEN)
+    url = reverse("round-sequential", args=[demo.pk])
+    html = _coordinator().get(url).content.decode()
+    assert "Close the round early" in html and f"/review/manage/rounds/{demo.pk}/close/?early=1" in html
+    researcher = Client()
+    researcher.login(username="researcher", password=DEMO_PASSWORD)
+    shown = researcher.get(url)
+    assert shown.status_code == 200 and "Close the round early" not in shown.content.decode()
+    close = _coordinator().get(reverse("review-round-close", args=[demo.pk]) + "?early=1")
+    assert 'data-testid="decision-notice"' in close.content.decode()
