@@ -25,7 +25,7 @@ WORDS = {
     },
     "zh-hans": {
         "decided": "已决定：评审模型通过，用了 {total} 个条目中的 {n} 个。",
-        "savings": "在 {total} 个条目中的 {n} 个之后得出结论；{ratings} 次评分（按专家的中位标注速度约合",
+        "savings": "在 {total} 个条目中的 {n} 个之后得出结论；{ratings} 次评分（按专家的",
         "notice": "序贯检验已得出结论：评审模型通过",
         "plan": "序贯检验，中位数",
         "estimate": "估算",
