@@ -10,11 +10,14 @@ from django.utils.translation import gettext as _
 from accounts.access import permission_needed
 from annotation.models import Benchmark, ReviewRound
 from leaderboard.selectors.evidence import gate_policy
-from leaderboard.selectors.round_plan import PlanInvalid, gate_plan
+from leaderboard.selectors.round_plan import PlanInvalid, PlanTooLarge, gate_plan
 from leaderboard.selectors.round_sequential import round_sequential, round_unstarted_count
 
 VIEW = "annotation.view_consensus"
 MANAGE = "annotation.manage_review"
+# The longest simulated rounds the panel runs: a few seconds. Closer to the threshold, the
+# gate_plan command (no limit) answers.
+PANEL_HORIZON = 2500
 
 
 @permission_needed(VIEW)
@@ -74,6 +77,15 @@ def round_plan_panel(request: HttpRequest) -> HttpResponse:
                 expected=expected,
                 threshold=threshold,
                 pilot_round=request.GET.get("pilot", "").strip(),
+                max_horizon=PANEL_HORIZON,
+            )
+        except PlanTooLarge:
+            errors.append(
+                _(
+                    "The expected agreement is so close to the threshold that the estimate "
+                    "needs rounds of more than %(n)s items; run the gate_plan command for it."
+                )
+                % {"n": PANEL_HORIZON}
             )
         except PlanInvalid as exc:
             errors.append(str(exc))
