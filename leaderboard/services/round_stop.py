@@ -29,40 +29,40 @@ def _recorded(round_: ReviewRound) -> bool:
 
 
 def round_decision_check(*, round_id: int) -> str:
-    """Evaluate the round's sequential test; on its first decision, record it, and close
-    the round when it asks for that. Returns what happened (for logs and tests)."""
+    """Evaluate the round's sequential test; on its first decision, record it and, when
+    the round asks for that, close it in the same transaction. Only the first decision
+    closes: a coordinator who reopens a decided round keeps it open. Returns what
+    happened (for logs and tests)."""
     round_ = ReviewRound.objects.select_related("benchmark").filter(pk=round_id).first()
     if round_ is None:
         return NO_EVIDENCE
-    already = _recorded(round_)
-    if already and (not round_.close_when_decided or round_.status == ReviewRound.Status.CLOSED):
+    if _recorded(round_):
         return ALREADY_RECORDED
     state = round_sequential(round_=round_)
     if not state.decided:
         return NO_EVIDENCE if state.state is None else CONTINUING
-    outcome = ALREADY_RECORDED
     with transaction.atomic():
         locked = ReviewRound.objects.select_for_update().get(pk=round_.pk)
-        if not _recorded(locked):
-            sequential = state.state
-            audit_record(
-                actor=None,
-                action=Action.ROUND_DECIDED,
-                benchmark=round_.benchmark,
-                details={
-                    "round": locked.name,
-                    "round_id": locked.pk,
-                    "decision": sequential["decision"],
-                    "decided_at": sequential["decided_at"],
-                    "items_total": sequential["items_total"],
-                    "ratings_needed": sequential["ratings_needed"],
-                    "ratings_planned": sequential["ratings_planned"],
-                    "threshold": sequential["threshold"],
-                    "alpha": sequential["alpha"],
-                    "judge_runs": list(state.run_ids),
-                },
-            )
-            outcome = RECORDED
+        if _recorded(locked):
+            return ALREADY_RECORDED
+        sequential = state.state
+        audit_record(
+            actor=None,
+            action=Action.ROUND_DECIDED,
+            benchmark=round_.benchmark,
+            details={
+                "round": locked.name,
+                "round_id": locked.pk,
+                "decision": sequential["decision"],
+                "decided_at": sequential["decided_at"],
+                "items_total": sequential["items_total"],
+                "ratings_needed": sequential["ratings_needed"],
+                "ratings_planned": sequential["ratings_planned"],
+                "threshold": sequential["threshold"],
+                "alpha": sequential["alpha"],
+                "judge_runs": list(state.run_ids),
+            },
+        )
         if locked.close_when_decided and locked.status != ReviewRound.Status.CLOSED:
             round_set_status(
                 round_=locked,
@@ -70,4 +70,4 @@ def round_decision_check(*, round_id: int) -> str:
                 release_unstarted=True,
                 because="sequential test decided",
             )
-    return outcome
+    return RECORDED

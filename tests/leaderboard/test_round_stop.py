@@ -225,3 +225,10 @@ def test_the_agreement_page_states_what_the_decision_saved(demo):
         f"Decided after {saved['decided_at']} of {saved['items_total']} items; "
         f"{saved['ratings_not_needed']} ratings (about {saved['expert_hours']:.1f} expert hours"
     ) in page
+
+
+def test_a_reopened_decided_round_is_not_closed_again_by_itself(demo):
+    round_set_status(round_=demo, status=ReviewRound.Status.OPEN)
+    assert round_decision_check(round_id=demo.pk) == ALREADY_RECORDED
+    demo.refresh_from_db()
+    assert demo.status == ReviewRound.Status.OPEN
