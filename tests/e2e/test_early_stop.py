@@ -76,5 +76,6 @@ def test_the_demo_round_shows_its_decision_chart_and_savings(e2e, page, language
     page.goto(f"{e2e.url}/review/manage/rounds/new/")
     page.get_by_role("button", name=words["estimate"]).click()
     expect(page.get_by_test_id("round-plan")).to_contain_text(words["plan"])
+    screenshot(page, f"round-plan-{language}")
     violations = axe_violations(page)
     assert not violations, describe(violations)
