@@ -69,6 +69,13 @@ class ReviewRoundForm(forms.Form):
         required=False,
         help_text=_("Off by default: knowing a case is hard can bias a rater."),
     )
+    close_when_decided = forms.BooleanField(
+        label=_("Close automatically when the sequential test decides"),
+        required=False,
+        help_text=_(
+            "Items handed out but not opened are given back; everything rated stays in the report."
+        ),
+    )
 
     def __init__(self, *args, benchmark=None, **kwargs) -> None:
         from django.contrib.auth import get_user_model

@@ -50,9 +50,11 @@ def sequential_block(
     raters_per_item: int,
     threshold: float,
     alpha: float = DEFAULT_ALPHA,
+    with_path: bool = False,
 ) -> dict:
     """The report's "sequential" entry: the decision so far, the items it used of the
-    round's, the two tests' e-values and the confidence sequence for agreement."""
+    round's, the two tests' e-values and the confidence sequence for agreement; with
+    `with_path`, also the sequence after each item used (`path`: [low, high] per item)."""
     if not 0.0 < threshold < 1.0:
         # A threshold of 0 or 1 is decided by the fixed rules alone (everything passes, or
         # only perfection does); betting against it has nothing to stake on.
@@ -66,8 +68,10 @@ def sequential_block(
     agree, counted, most, ratings = settled_prefix(units, ranks, raters_per_item)
     gate = sequential_gate(agree, counted, threshold=threshold, alpha=alpha, max_units=most)
     items_total = len({unit.response for unit in units})
+    extra = {"path": [list(step) for step in gate.cs_path]} if with_path else {}
     return {
         **gate.as_dict(),
+        **extra,
         "items_total": items_total,
         "ratings_used": sum(ratings),
         # The ratings the decision needed, and those the round plans (every unit of every

@@ -1,8 +1,14 @@
 from django.urls import path
 
-from leaderboard.views import agreement, gate_policy, judge_selection, leaderboard
+from leaderboard.views import agreement, gate_policy, judge_selection, leaderboard, round_stop
 
 urlpatterns = [
+    path(
+        "agreement/rounds/<int:round_id>/sequential/",
+        round_stop.round_sequential_card,
+        name="round-sequential",
+    ),
+    path("agreement/round-plan/", round_stop.round_plan_panel, name="round-plan"),
     path("benchmarks/<slug:slug>/agreement/", agreement.agreement_page, name="agreement"),
     path("benchmarks/<slug:slug>/agreement/gate/", agreement.gate_record, name="gate-record"),
     path("benchmarks/<slug:slug>/gate-policy/", gate_policy.gate_policy_page, name="gate-policy"),

@@ -50,6 +50,10 @@ SENTENCES: dict[str, str] = {
     stats.SEQUENTIAL_THRESHOLD: gettext_noop(
         "the sequential test needs a threshold strictly between 0 and 1"
     ),
+    stats.NO_ITEM_TIMES: gettext_noop(
+        "no submitted item of the round has a recorded time (imported votes have none), "
+        "so the experts' pace is unknown"
+    ),
     stats.MCNEMAR_NO_DISCORDANT: gettext_noop(
         "the two judges never disagree, so McNemar's test has no discordant pairs"
     ),

@@ -94,6 +94,7 @@ class ManagedRoundOutput(serializers.ModelSerializer):
             "fast_answer_seconds",
             "is_calibration",
             "show_difficulty",
+            "close_when_decided",
             "status",
             "created_by",
             "created",
@@ -180,6 +181,10 @@ class RoundCreateInput(serializers.Serializer):
     is_calibration = serializers.BooleanField(default=False)
     show_difficulty = serializers.BooleanField(
         default=False, help_text="show raters whether a case is normal or hard"
+    )
+    close_when_decided = serializers.BooleanField(
+        default=False,
+        help_text="close the round, giving back unopened items, once the sequential test decides",
     )
 
 

@@ -78,6 +78,7 @@ class AuditEvent(models.Model):
         ROUND_CLOSED = "review.round_closed", _("review round closed")
         ROUND_REOPENED = "review.round_reopened", _("review round reopened")
         ROUND_EXTENDED = "review.round_extended", _("review round extended")
+        ROUND_DECIDED = "review.round_decided", _("sequential test decided the round")
         ASSIGNMENT_MOVED = "review.assignment_moved", _("item moved to another expert")
         POOL_EXPERT_ADDED = "review.pool_added", _("expert added to a round's pool")
         POOL_EXPERT_REMOVED = "review.pool_removed", _("expert removed from a round's pool")

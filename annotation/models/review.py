@@ -79,6 +79,11 @@ class ReviewRound(models.Model):
     is_calibration = models.BooleanField(_("calibration round"), default=False)
     # Off by default: knowing a case is "hard" can change how a rater reads it.
     show_difficulty = models.BooleanField(_("show raters whether a case is hard"), default=False)
+    # The anytime-valid test lets a round stop once it decides; closing is left to the
+    # coordinator unless the round says otherwise.
+    close_when_decided = models.BooleanField(
+        _("close automatically when the sequential test decides"), default=False
+    )
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN)
     # Paid per submitted item to the round's experts who have no rate of their own.
     rate_per_item = models.DecimalField(

@@ -4,9 +4,12 @@ import datetime as dt
 from collections.abc import Sequence
 
 from django.db import transaction
+from django.db.models import F
+from django.db.models.functions import Greatest
 from django.utils.translation import gettext as _
 
 from annotation.models import (
+    Assignment,
     AuditEvent,
     Benchmark,
     Guideline,
@@ -84,6 +87,7 @@ def round_open(
     deadline: dt.date | None = None,
     is_calibration: bool = False,
     show_difficulty: bool = False,
+    close_when_decided: bool = False,
     user=None,
 ) -> ReviewRound:
     """Sample the responses (stratified by difficulty, scenario and system, reproducible from
@@ -114,6 +118,7 @@ def round_open(
             deadline=deadline,
             is_calibration=is_calibration,
             show_difficulty=show_difficulty,
+            close_when_decided=close_when_decided,
             created_by=user if getattr(user, "is_authenticated", False) else None,
         )
         round_.systems.set(systems)
@@ -134,6 +139,7 @@ def round_open(
                 "fraction": fraction,
                 "seed": seed,
                 "raters_per_item": raters_per_item,
+                "close_when_decided": close_when_decided,
             },
         )
     return round_
@@ -165,12 +171,39 @@ def _status_action(before: str, after: str) -> AuditEvent.Action:
     return Action.ROUND_REOPENED if before == Status.CLOSED else Action.ROUND_RESUMED
 
 
-def round_set_status(*, round_: ReviewRound, status: str, user=None) -> AuditEvent.Action | None:
+def _release_unstarted(round_: ReviewRound) -> int:
+    """Give back every item of the round handed out but never opened (no one's work is
+    lost): they no longer wait in experts' lists, and a reopened round hands them out
+    afresh. Returns how many were released."""
+    unstarted = Assignment.objects.select_for_update().filter(
+        item__round=round_, status=Assignment.Status.ASSIGNED, started__isnull=True
+    )
+    per_item: dict[int, int] = {}
+    for item_id in unstarted.values_list("item_id", flat=True):
+        per_item[item_id] = per_item.get(item_id, 0) + 1
+    for item_id, count in per_item.items():
+        ReviewItem.objects.filter(pk=item_id).update(
+            assigned_count=Greatest(F("assigned_count") - count, 0)
+        )
+    unstarted.delete()
+    return sum(per_item.values())
+
+
+def round_set_status(
+    *,
+    round_: ReviewRound,
+    status: str,
+    user=None,
+    release_unstarted: bool = False,
+    because: str = "",
+) -> AuditEvent.Action | None:
     """Open, pause, close or reopen the round; None when it already had that status.
 
     Closing stops the work under way (started items can no longer be submitted, nothing
-    more is handed out): the audit event keeps what was stopped. Reopening hands out the
-    items still short of raters again and lets started items be submitted."""
+    more is handed out): the audit event keeps what was stopped. With `release_unstarted`
+    (closing early, once the sequential test has decided), the items handed out but never
+    opened are given back too. Reopening hands out the items still short of raters again
+    and lets started items be submitted."""
     with transaction.atomic():
         locked = ReviewRound.objects.select_for_update().get(pk=round_.pk)
         if locked.status == status:
@@ -187,6 +220,10 @@ def round_set_status(*, round_: ReviewRound, status: str, user=None) -> AuditEve
                 "unstarted": work.unstarted,
                 "items_short_of_raters": work.short_items,
             }
+        if action == Action.ROUND_CLOSED and release_unstarted:
+            details["released"] = _release_unstarted(locked)
+        if because:
+            details["because"] = because
         audit_record(actor=user, action=action, benchmark=locked.benchmark, details=details)
     round_.status = status
     return action

@@ -18,6 +18,7 @@ from annotation.models import (
     ReviewRound,
     Vote,
 )
+from annotation.signals import round_ratings_changed_on_commit
 
 MAX_ACTIVE_STEP = 120  # seconds one autosave may add: a forgotten open tab is not work
 # The same limits on every path (pages and API): notes are reasoning, not documents.
@@ -193,6 +194,7 @@ def assignment_submit(
         _credit(locked, active_seconds, now)
         locked.draft = {}
         locked.save()
+        round_ratings_changed_on_commit(assignment.item.round_id)
     # The caller's object already has its item and round loaded; the locked copy does not.
     if assignment.item.round.is_calibration:
         _update_calibration(locked, assignment.item.round)

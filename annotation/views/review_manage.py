@@ -31,6 +31,7 @@ from annotation.selectors.review_dashboard import (
     adjudication_queue,
     round_dashboard,
 )
+from annotation.selectors.round_decisions import round_decision_notices
 from annotation.selectors.round_work import (
     pool_candidates,
     pool_removable,
@@ -58,7 +59,10 @@ ADJUDICATE = "annotation.adjudicate"
 
 @permission_needed(CONSENSUS)
 def round_list(request: HttpRequest) -> HttpResponse:
-    rounds = ReviewRound.objects.select_related("benchmark").prefetch_related("systems")
+    rounds = list(ReviewRound.objects.select_related("benchmark").prefetch_related("systems"))
+    notices = round_decision_notices(round_ids=[round_.pk for round_ in rounds])
+    for round_ in rounds:
+        round_.decision_notice = notices.get(round_.pk)
     return render(request, "annotation/review/round_list.html", {"rounds": rounds})
 
 
@@ -93,6 +97,7 @@ def round_new(request: HttpRequest) -> HttpResponse:
                 deadline=data["deadline"],
                 is_calibration=data["is_calibration"],
                 show_difficulty=data["show_difficulty"],
+                close_when_decided=data["close_when_decided"],
                 user=request.user,
             )
         except RoundInvalid as exc:
@@ -105,7 +110,12 @@ def round_new(request: HttpRequest) -> HttpResponse:
     return render(
         request,
         "annotation/review/round_new.html",
-        {"form": form, "benchmark": benchmark, "benchmarks": Benchmark.objects.order_by("name")},
+        {
+            "form": form,
+            "benchmark": benchmark,
+            "benchmarks": Benchmark.objects.order_by("name"),
+            "pilot_rounds": ReviewRound.objects.filter(benchmark=benchmark).order_by("name"),
+        },
         status=400 if form.errors else 200,
     )
 
@@ -134,6 +144,7 @@ def round_detail(request: HttpRequest, round_id: int) -> HttpResponse:
             "experts": round_.experts.order_by("username"),
             "candidates": pool_candidates(round_=round_),
             "removable": pool_removable(round_=round_),
+            "decision_notice": round_decision_notices(round_ids=[round_.pk]).get(round_.pk),
         },
     )
 
@@ -184,14 +195,28 @@ def round_close(request: HttpRequest, round_id: int) -> HttpResponse:
     error = ""
     if request.method == "POST":
         if request.POST.get("confirm") == "yes":
-            round_set_status(round_=round_, status=ReviewRound.Status.CLOSED, user=request.user)
+            round_set_status(
+                round_=round_,
+                status=ReviewRound.Status.CLOSED,
+                user=request.user,
+                release_unstarted=request.POST.get("release") == "yes",
+            )
             messages.success(request, _("Round closed. You can reopen it from this page."))
             return redirect("review-round", round_id=round_.pk)
         error = _("Tick the box to confirm that this work stops.")
     return render(
         request,
         "annotation/review/round_close.html",
-        {"round": round_, "work": round_work_in_progress(round_=round_), "error": error},
+        {
+            "round": round_,
+            "work": round_work_in_progress(round_=round_),
+            "error": error,
+            "decision_notice": round_decision_notices(round_ids=[round_.pk]).get(round_.pk),
+            # Closing early (from the sequential card) gives the unopened items back.
+            "release": request.POST.get("release") == "yes"
+            if request.method == "POST"
+            else request.GET.get("early") == "1",
+        },
         status=400 if error else 200,
     )
 

@@ -18,6 +18,7 @@ from django.db.models.functions import Coalesce
 from django.utils.translation import gettext as _
 
 from annotation.models import Benchmark, ReviewItem, ReviewRound
+from annotation.selectors.round_decisions import round_median_item_seconds
 from config.version import CONCORD_VERSION
 from judging.models import JudgeConfig, JudgeRun, JudgeTask, JudgeVersion
 from leaderboard.agreement import GateRule, Unit, agreement_report
@@ -27,6 +28,7 @@ from leaderboard.selectors.agreement import agreement_units, round_tasks
 from leaderboard.selectors.boards import BoardNotFound, board_runs, judge_version_header
 from leaderboard.sequential_evidence import sequential_block
 from leaderboard.stats import DEFAULT_RESAMPLES
+from leaderboard.stats.savings import decision_savings
 
 LATEST = "latest"
 
@@ -223,19 +225,33 @@ def agreement_evidence(
     ranks = dict(
         ReviewItem.objects.filter(round=round_).values_list("response_id", "hand_out_rank")
     )
+    sequential = sequential_block(
+        evidence.units, ranks, raters_per_item=round_.raters_per_item, threshold=gate_threshold
+    )
     evidence.report = agreement_report(
         evidence.units,
         threshold=gate_threshold,
         rule=GateRule(policy.rule if rule is None else rule),
         resamples=resamples,
-        sequential=sequential_block(
-            evidence.units,
-            ranks,
-            raters_per_item=round_.raters_per_item,
-            threshold=gate_threshold,
-        ),
+        sequential=with_savings(sequential, round_=round_),
     )
     return evidence
+
+
+def with_savings(sequential: dict, *, round_: ReviewRound) -> dict:
+    """The sequential entry with, once it has decided, what the decision saves (one query
+    for the experts' pace, only then)."""
+    if sequential.get("decided_at") is None:
+        return sequential
+    saved = decision_savings(
+        decided_at=sequential["decided_at"],
+        items_total=sequential["items_total"],
+        ratings_needed=sequential["ratings_needed"],
+        ratings_planned=sequential["ratings_planned"],
+        raters_per_item=round_.raters_per_item,
+        median_item_seconds=round_median_item_seconds(round_=round_),
+    )
+    return {**sequential, "savings": saved.as_dict()}
 
 
 def evidence_header(evidence: Evidence) -> dict:

@@ -7,6 +7,7 @@ import statistics
 
 import numpy as np
 from django.db.models import Count
+from django.utils.translation import gettext as _
 
 from annotation.models import Benchmark, Criterion, ReviewRound
 from leaderboard.selectors.evidence import agreement_evidence
@@ -21,13 +22,24 @@ class PlanInvalid(Exception):
     pass
 
 
+class PlanTooLarge(PlanInvalid):
+    """The simulation would need longer rounds than the caller allows (a page must answer
+    quickly; the command has no limit)."""
+
+    def __init__(self, horizon: int) -> None:
+        super().__init__(f"the simulation needs rounds of {horizon} items")
+        self.horizon = horizon
+
+
 def _units_per_item(benchmark: Benchmark) -> float:
     """The mean criteria per rubric version of the benchmark's cases."""
     counts = Criterion.objects.filter(rubric_version__case__benchmark=benchmark).aggregate(
         criteria=Count("pk"), versions=Count("rubric_version", distinct=True)
     )
     if not counts["versions"]:
-        raise PlanInvalid(f"benchmark {benchmark.slug!r} has no rubric criteria yet")
+        raise PlanInvalid(
+            _("benchmark '%(slug)s' has no rubric criteria yet") % {"slug": benchmark.slug}
+        )
     return counts["criteria"] / counts["versions"]
 
 
@@ -35,10 +47,15 @@ def _pilot(benchmark: Benchmark, name: str) -> tuple[float, float]:
     """(design effect, observed agreement) of a pilot round's settled items."""
     round_ = ReviewRound.objects.filter(benchmark=benchmark, name=name).first()
     if round_ is None:
-        raise PlanInvalid(f"no review round {name!r} in benchmark {benchmark.slug!r}")
+        raise PlanInvalid(
+            _("no review round '%(name)s' in benchmark '%(slug)s'")
+            % {"name": name, "slug": benchmark.slug}
+        )
     evidence = agreement_evidence(benchmark=benchmark, round_ref=str(round_.pk))
     if evidence.report is None:
-        raise PlanInvalid(f"the pilot round has no agreement report: {evidence.problem}")
+        raise PlanInvalid(
+            _("the pilot round has no agreement report: %(why)s") % {"why": evidence.problem}
+        )
     agree, units, _most, _ratings = settled_prefix(
         evidence.units, {unit.response: 0 for unit in evidence.units}, round_.raters_per_item
     )
@@ -54,6 +71,7 @@ def gate_plan(
     power: float = 0.8,
     pilot_round: str = "",
     seed: int = 20251,
+    max_horizon: int | None = None,
 ) -> dict:
     if not 0.0 < threshold < 1.0 or not 0.0 < expected < 1.0:
         raise PlanInvalid("the expected agreement and the threshold lie strictly between 0 and 1")
@@ -69,6 +87,8 @@ def gate_plan(
     # Simulated rounds long enough for the sequential rule to decide (or to show it rarely
     # does): ten times the fixed sample, or 2,000 items when there is none.
     horizon = max(50, 10 * fixed) if fixed else 2000
+    if max_horizon is not None and horizon > max_horizon:
+        raise PlanTooLarge(horizon)
     per_item = max(1, round(units))
     icc = (deff - 1.0) / (per_item - 1.0) if per_item > 1 else 0.0
     spread = math.sqrt(max(0.0, icc) * expected * (1.0 - expected))

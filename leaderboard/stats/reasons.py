@@ -35,6 +35,7 @@ NO_LATENCY_RECORDED = "no_latency_recorded"
 NO_JUDGE_COVERS_ROUND = "no_judge_covers_round"
 NO_JUDGE_PASSES = "no_judge_passes"
 NO_PASSING_COST = "no_passing_cost"
+NO_ITEM_TIMES = "no_item_times"
 
 CODES: dict[str, tuple[str, ...]] = {
     NO_UNITS: (),
@@ -65,6 +66,7 @@ CODES: dict[str, tuple[str, ...]] = {
     NO_JUDGE_COVERS_ROUND: (),
     NO_JUDGE_PASSES: (),
     NO_PASSING_COST: (),
+    NO_ITEM_TIMES: (),
 }
 
 __all__ = ["CODES", "parse", "reason"]

@@ -1,3 +1,4 @@
+import csv
 from pathlib import Path
 
 from django.conf import settings
@@ -8,10 +9,12 @@ from django.utils.translation import gettext_noop
 
 from accounts.roles import COORDINATOR, EXPERT, RESEARCHER
 from accounts.services import user_create_with_role
-from annotation.models import Benchmark, ReviewRound, System
+from annotation.models import Assignment, Benchmark, ReviewRound, System
 from annotation.services.benchmark_import import benchmark_import
 from annotation.services.responses_import import responses_import
+from annotation.services.review_assignment import assignment_next
 from annotation.services.review_rounds import round_open, round_set_status
+from annotation.services.review_votes import VoteInput, assignment_submit
 from annotation.services.votes_import import votes_import
 from judging.models import JudgeConfig, PromptTemplate
 from judging.scoring import Profile
@@ -20,6 +23,7 @@ from judging.services.judgments_import import judgments_import
 from leaderboard.selectors.boards import board_runs
 from leaderboard.selectors.evidence import agreement_evidence
 from leaderboard.services.gate import gate_evaluate, leaderboard_publish
+from leaderboard.services.round_stop import round_decision_check
 
 DEMO_DIR = Path(settings.BASE_DIR) / "fixtures" / "demo"
 DEMO_PASSWORD = "concord-demo"
@@ -38,6 +42,9 @@ DEMO_ROUND = "Demo round"
 # gate on it: the demo's published leaderboard and its evidence bundle.
 VALIDATION_ROUND = "Demo validation round"
 DEMO_JUDGE = "Demo judge (imported)"
+# A round over every demo response, set to close itself once the sequential test decides:
+# the demo experts rate it (their votes and times are read from a demo file) until it does.
+EARLY_STOP_ROUND = "Demo early-stop round"
 BENCHMARKS = [
     # Pages show these names in the reader's language (the `translated` filter).
     ("demo", gettext_noop("Concord demo (Chinese)"), "zh"),
@@ -82,6 +89,7 @@ class Command(BaseCommand):
                     note="demo",
                 )
             self._published_board()
+            self._early_stop_round()
         self.stdout.write(f"Demo loaded, with the review round {DEMO_ROUND!r}.")
         self.stdout.write(f"Logins (password for all: {DEMO_PASSWORD}):")
         for username, role in DEMO_USERS:
@@ -129,3 +137,64 @@ class Command(BaseCommand):
             profile=Profile.HEARTBENCH,
             user=coordinator,
         )
+
+    def _early_stop_round(self) -> None:
+        """The demo experts rate the early-stop round item after item, as the round hands
+        them out, with the votes and active times of `votes.early-stop.zh.csv`; after each
+        item the sequential test is checked, as it is after each submission, and the round
+        closes itself once the test decides. The items never reached stay unrated."""
+        if ReviewRound.objects.filter(name=EARLY_STOP_ROUND).exists():
+            return
+        experts = list(
+            get_user_model()
+            .objects.filter(username__in=[name for name, role in DEMO_USERS if role == EXPERT])
+            .order_by("username")
+        )
+        round_ = round_open(
+            benchmark=Benchmark.objects.get(slug="demo"),
+            name=EARLY_STOP_ROUND,
+            systems=list(System.objects.filter(name__in=[name for _, name, _ in SYSTEMS])),
+            experts=experts,
+            fraction=1.0,
+            close_when_decided=True,
+        )
+        votes, seconds = _early_stop_votes()
+        while round_.status == ReviewRound.Status.OPEN:
+            handed = 0
+            for expert in experts:
+                assignment = assignment_next(expert=expert, round_=round_)
+                if assignment is None:
+                    continue
+                handed += 1
+                response = assignment.item.response
+                key = (expert.username, response.case.external_id, response.system.name)
+                criteria = assignment.item.rubric_version.criteria.order_by("position")
+                assignment_submit(
+                    assignment=assignment,
+                    votes=[
+                        VoteInput(criterion_id=c.pk, hit=votes[key][c.position], note="")
+                        for c in criteria
+                    ],
+                    comment="",
+                    active_seconds=0,
+                    base_revision=assignment.revision,
+                )
+                # The demo's recorded times: a loader has no clock running between items.
+                Assignment.objects.filter(pk=assignment.pk).update(active_seconds=seconds[key])
+            round_decision_check(round_id=round_.pk)
+            round_.refresh_from_db()
+            if not handed:
+                break
+
+
+def _early_stop_votes() -> tuple[dict, dict]:
+    """(votes by (rater, question, system) then criterion position, active seconds by
+    (rater, question, system)) from the demo file."""
+    votes: dict[tuple, dict[int, bool]] = {}
+    seconds: dict[tuple, int] = {}
+    with (DEMO_DIR / "votes.early-stop.zh.csv").open(encoding="utf-8", newline="") as rows:
+        for row in csv.DictReader(rows):
+            key = (row["rater"], row["question_id"], row["system"])
+            votes.setdefault(key, {})[int(row["criterion"])] = row["hit"] == "1"
+            seconds[key] = int(row["seconds"])
+    return votes, seconds

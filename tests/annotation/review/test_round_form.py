@@ -76,3 +76,25 @@ def test_each_error_is_shown_once(review_data, experts, coordinator):
     assert body.count("already exists") == 1, body.count("already exists")
     missing = client.post(reverse("review-round-new"), {**base, "name": ""}).content.decode()
     assert missing.count("This field is required.") == 1
+
+
+def test_a_round_can_be_set_to_close_when_the_sequential_test_decides(
+    review_data, experts, coordinator
+):
+    benchmark, systems = review_data
+    client = client_for(coordinator)
+    base = {
+        "benchmark": benchmark.pk,
+        "systems": [s.pk for s in systems],
+        "experts": [e.pk for e in experts[:3]],
+        "fraction": "0.3",
+        "seed": "7",
+        "raters_per_item": "3",
+        "max_items_per_expert": "0",
+    }
+    client.post(reverse("review-round-new"), {**base, "name": "stops", "close_when_decided": "on"})
+    client.post(reverse("review-round-new"), {**base, "name": "runs on"})
+    assert ReviewRound.objects.get(name="stops").close_when_decided
+    assert not ReviewRound.objects.get(name="runs on").close_when_decided
+    page = client.get(reverse("review-round-new"), {"benchmark": benchmark.pk}).content.decode()
+    assert 'name="close_when_decided"' in page
