@@ -70,6 +70,12 @@ SENTENCES: dict[str, str] = {
     ),
     stats.NO_VOTES: gettext_noop("no expert voted on any unit of the round"),
     stats.NO_PAIRED_UNITS: gettext_noop("no units with a majority and both runs' verdicts"),
+    stats.HEALTH_FEW_RATED_UNITS: gettext_noop(
+        "only %(units)s units were rated by two or more experts; at least %(needed)s are needed"
+    ),
+    stats.HEALTH_FEW_SYSTEMS: gettext_noop(
+        "verdicts on %(systems)s systems; at least %(needed)s are needed to compare systems"
+    ),
     scores.NO_CASES: gettext_noop("no cases were given"),
     scores.NO_SCORABLE_CASE: gettext_noop("no case has a scorable ability"),
     scores.CASE_NOT_SCORABLE: gettext_noop(

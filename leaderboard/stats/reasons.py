@@ -28,6 +28,8 @@ UNEVEN_RATINGS = "uneven_ratings"
 NO_VOTES = "no_votes"
 NO_PAIRED_UNITS = "no_paired_units"
 SEQUENTIAL_THRESHOLD = "sequential_threshold"
+HEALTH_FEW_RATED_UNITS = "health_few_rated_units"
+HEALTH_FEW_SYSTEMS = "health_few_systems"
 
 CODES: dict[str, tuple[str, ...]] = {
     NO_UNITS: (),
@@ -52,6 +54,8 @@ CODES: dict[str, tuple[str, ...]] = {
     NO_VOTES: (),
     NO_PAIRED_UNITS: (),
     SEQUENTIAL_THRESHOLD: (),
+    HEALTH_FEW_RATED_UNITS: ("units", "needed"),
+    HEALTH_FEW_SYSTEMS: ("systems", "needed"),
 }
 
 __all__ = ["CODES", "parse", "reason"]
