@@ -1,6 +1,6 @@
 from django.urls import path
 
-from leaderboard.views import agreement, leaderboard
+from leaderboard.views import agreement, leaderboard, rubric_health
 
 urlpatterns = [
     path("benchmarks/<slug:slug>/agreement/", agreement.agreement_page, name="agreement"),
@@ -14,6 +14,16 @@ urlpatterns = [
         "benchmarks/<slug:slug>/agreement/disagreements/<int:response_id>/",
         agreement.disagreement_case_page,
         name="disagreement-case",
+    ),
+    path(
+        "benchmarks/<slug:slug>/rubrics/health/",
+        rubric_health.rubric_health_page,
+        name="rubric-health",
+    ),
+    path(
+        "benchmarks/<slug:slug>/cases/<str:external_id>/rubric/health/",
+        rubric_health.rubric_health_versions,
+        name="rubric-health-versions",
     ),
     path("benchmarks/<slug:slug>/leaderboard/", leaderboard.leaderboard_page, name="leaderboard"),
     path(

@@ -50,3 +50,9 @@ def pct_range(interval) -> str:
     if not interval or interval[0] is None:
         return "—"
     return f"{reading.percent(float(interval[0]))[:-1]}–{reading.percent(float(interval[1]))}"
+
+
+@register.filter
+def health_flag(flag: str) -> str:
+    """A rubric health flag in the reader's words."""
+    return wording.health_flag_text(flag)

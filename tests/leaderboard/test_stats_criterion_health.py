@@ -57,9 +57,9 @@ def test_undefined_measures_flag_nothing():
 
 
 def test_pooling_adds_units_and_verdicts_per_system():
-    total = pooled(
-        [HealthCounts(2, 1, 3, 1, {"a": (1, 1)}), HealthCounts(4, 4, 2, 0, {"a": (0, 1), "b": (1, 1)})]
-    )
+    first = HealthCounts(2, 1, 3, 1, {"a": (1, 1)})
+    second = HealthCounts(4, 4, 2, 0, {"a": (0, 1), "b": (1, 1)})
+    total = pooled([first, second])
     assert total == HealthCounts(6, 5, 5, 1, {"a": (1, 2), "b": (1, 1)})
 
 
