@@ -30,7 +30,8 @@ def test_revise_a_flagged_criterion_from_the_health_page(e2e, page):
     evidence = page.locator(".health-evidence")
     expect(evidence).to_contain_text("ambiguous: experts split on it")
     expect(evidence).to_contain_text("experts unanimous on 4 of 6 units")
-    page.get_by_label("Text of criterion 2").fill("用一个开放式问题（以问号结尾）询问加班的具体情况")
+    clearer = "用一个开放式问题（以问号结尾）询问加班的具体情况"
+    page.get_by_label("Text of criterion 2").fill(clearer)
     page.get_by_label("Change note (what you changed and why)").fill("问句的标准写明确")
     page.get_by_role("button", name="Publish as version 2").click()
     page.wait_for_url("**/rubric/history/")
