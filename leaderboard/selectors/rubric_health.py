@@ -44,6 +44,7 @@ class RubricHealth:
     latest_only: bool
     criteria: list[CriterionHealth]
     abilities: list[AbilityHealth]
+    overall: Health  # every criterion pooled, as the ability rows pool theirs
 
     @property
     def flagged(self) -> list[CriterionHealth]:
@@ -167,8 +168,17 @@ def rubric_health(
         )
         for label in sorted(by_ability, key=ability_order.__getitem__)
     ]
+    everything = [pair for pairs in by_ability.values() for pair in pairs]
+    overall = health(
+        pooled(counts for counts, _ in everything),
+        catastrophic=bool(everything) and all(net for _, net in everything),
+    )
     return RubricHealth(
-        benchmark=benchmark, latest_only=latest_only, criteria=found, abilities=abilities
+        benchmark=benchmark,
+        latest_only=latest_only,
+        criteria=found,
+        abilities=abilities,
+        overall=overall,
     )
 
 
@@ -223,4 +233,5 @@ def rubric_health_json(report: RubricHealth) -> dict:
             {"ability": row.ability, "criteria": row.criteria, **_health_json(row.health)}
             for row in report.abilities
         ],
+        "overall": {"criteria": len(report.criteria), **_health_json(report.overall)},
     }

@@ -143,6 +143,10 @@ def test_the_command_flags_exactly_the_planted_criteria():
     assert misread["judge_disagreement_95"]["low"] > 0.25
     catastrophic = rows[("c1", CATASTROPHIC)]
     assert catastrophic["saturation"] == "all_missed" and catastrophic["flags"] == []
+    # Pooled over all eight criteria: 46 of 48 units unanimous (the seed method's figure).
+    overall = result["overall"]
+    assert overall["criteria"] == 8
+    assert overall["expert_unanimity"]["value"] == pytest.approx(46 / 48)
     assert result["thresholds"]["unanimity_floor"] == 0.75
     assert result["produced_by"].startswith("Concord ")
 
@@ -188,5 +192,10 @@ def test_the_table_and_a_missing_benchmark(capsys):
     assert "3 of 8 criteria flagged" in text
     assert "c1 v1 #2 (好奇心): ambiguous" in text
     assert "c2 v1 #1 (情绪感知): not_discriminating" in text
+    assert "all criteria" in text
+    benchmark_import(chunks=lines(jsonl_bytes([question("c9")])), benchmark_slug="empty")
+    call_command("rubric_health", "--benchmark", "empty", "--all")
+    text = capsys.readouterr().out
+    assert "undefined (no unit was rated by two or more raters" in text
     with pytest.raises(CommandError, match="no benchmark with slug 'nope'"):
         call_command("rubric_health", "--benchmark", "nope")

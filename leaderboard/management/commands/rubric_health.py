@@ -5,10 +5,13 @@ from django.core.management.base import BaseCommand, no_translations
 from leaderboard.management.commands.agreement_report import benchmark_named
 from leaderboard.selectors.rubric_health import rubric_health, rubric_health_json
 from leaderboard.stats.criterion_health import THRESHOLDS
+from leaderboard.wording_reasons import reason_text
 
 
 def _percent(stat: dict) -> str:
-    return "undefined" if stat["value"] is None else f"{100 * stat['value']:.0f}%"
+    if stat["value"] is None:
+        return f"undefined ({reason_text(stat['reason'])})"
+    return f"{100 * stat['value']:.0f}%"
 
 
 def _interval(interval: dict) -> str:
@@ -72,6 +75,9 @@ class Command(BaseCommand):
                 f"  {row['ability'].ljust(width)}  {row['criteria']:>5} criteria  "
                 f"{_measures(row)}" + (f"  FLAGGED: {flags}" if flags else "")
             )
+        overall = result["overall"]
+        lines.append(f"  {'all criteria'.ljust(width)}  {overall['criteria']:>5} criteria  "
+                     f"{_measures(overall)}")  # fmt: skip
         lines.append("per criterion:" if every else "flagged criteria:")
         shown = [row for row in result["criteria"] if every or row["flags"]]
         for row in shown:
