@@ -128,10 +128,23 @@ def test_the_page_reads_in_chinese(coordinator):
         assert english not in text, english
 
 
-def test_the_page_queries_are_bounded(coordinator, django_assert_max_num_queries):
+def test_the_page_queries_are_bounded(coordinator, django_assert_num_queries):
     seed()
     client = client_for(coordinator)
-    client.get(reverse("rubric-health", args=["hb"]))  # warm the session and taxonomy caches
-    # Session, user, permissions, benchmark, three of the report, the taxonomy names.
-    with django_assert_max_num_queries(10):
+    client.get(reverse("rubric-health", args=["hb"]))  # warm the taxonomy names' cache
+    # Session, user, permissions, benchmark; the report's criteria, votes and verdicts; the
+    # user's role for the page's header.
+    with django_assert_num_queries(8):
         client.get(reverse("rubric-health", args=["hb"]), {"all": "1"})
+
+
+def test_the_versions_fragment_queries_are_bounded(coordinator, django_assert_num_queries):
+    seed()
+    client = client_for(coordinator)
+    url = reverse("rubric-health-versions", args=["hb", "c1"])
+    client.get(url, headers={"HX-Request": "true"})
+    # Session, user, permissions, benchmark, case; the report's criteria, votes and verdicts
+    # of every version of the case.
+    with django_assert_num_queries(8):
+        answer = client.get(url, headers={"HX-Request": "true"})
+    assert len(answer.context["criteria"]) == 4
