@@ -66,24 +66,34 @@ def _criteria(benchmark: Benchmark, case: Case | None, latest_only: bool) -> Que
 def _expert_counts(criteria: QuerySet[Criterion]) -> dict[int, dict[tuple[int, int], list[bool]]]:
     """Per criterion: per (round, response), the experts' current votes. One query."""
     ballots: dict[int, dict[tuple[int, int], list[bool]]] = defaultdict(lambda: defaultdict(list))
-    for round_id, response, criterion, hit in current_votes_on(
-        criteria=criteria.values("pk")
-    ).values_list("assignment__item__round_id", "assignment__item__response_id", "criterion_id",
-                  "hit"):  # fmt: skip
+    votes = current_votes_on(criteria=criteria.values("pk")).order_by()
+    for round_id, response, criterion, hit in votes.values_list(
+        "assignment__item__round_id", "assignment__item__response_id", "criterion_id", "hit"
+    ):
         ballots[criterion][(round_id, response)].append(hit)
     return ballots
 
 
-def _verdicts(criteria: QuerySet[Criterion]) -> dict[int, dict[tuple[int, int], tuple[int, bool]]]:
-    """Per criterion: per (run, response), the system and the judge's verdict, from every
-    judge run's done tasks (a run judges a response once). One query."""
+def _verdicts(
+    benchmark: Benchmark, case: Case | None, wanted: set[int]
+) -> dict[int, dict[tuple[int, int], tuple[int, bool]]]:
+    """Per criterion of `wanted`: per (run, response), the system and the judge's verdict,
+    from every judge run's done tasks (a run judges a response once). One query, reading the
+    benchmark's runs task by task: filtering on the criteria instead makes SQLite probe
+    every task for every criterion."""
+    tasks = JudgeTask.objects.filter(
+        run__benchmark=benchmark, run__kind=JudgeRun.Kind.JUDGE, status=JudgeTask.Status.DONE
+    )
+    if case is not None:
+        tasks = tasks.filter(case=case)
     verdicts: dict[int, dict[tuple[int, int], tuple[int, bool]]] = defaultdict(dict)
-    for run, response, system, criterion, hit in Verdict.objects.filter(
-        criterion__in=criteria.values("pk"),
-        task__status=JudgeTask.Status.DONE,
-        task__run__kind=JudgeRun.Kind.JUDGE,
-    ).values_list("task__run_id", "task__response_id", "task__system_id", "criterion_id", "hit"):
-        verdicts[criterion][(run, response)] = (system, hit)
+    for run, response, system, criterion, hit in (
+        Verdict.objects.filter(task__in=tasks)
+        .order_by()
+        .values_list("task__run_id", "task__response_id", "task__system_id", "criterion_id", "hit")
+    ):
+        if criterion in wanted:
+            verdicts[criterion][(run, response)] = (system, hit)
     return verdicts
 
 
@@ -131,7 +141,8 @@ def rubric_health(
             "ability__is_catastrophic", "ability__category__position", "ability__position",
         )
     )  # fmt: skip
-    ballots, verdicts = _expert_counts(criteria), _verdicts(criteria)
+    ballots = _expert_counts(criteria)
+    verdicts = _verdicts(benchmark, case, {row[0] for row in rows})
     found: list[CriterionHealth] = []
     by_ability: dict[str, list[tuple[HealthCounts, bool]]] = defaultdict(list)
     ability_order: dict[str, tuple[int, int, str]] = {}
