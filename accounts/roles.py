@@ -47,6 +47,7 @@ ROLE_PERMISSIONS: dict[str, list[str]] = {
         "annotation.adjudicate",
         "judging.run_judge",
         "leaderboard.record_gate",
+        "leaderboard.change_gatepolicy",
         "leaderboard.publish_leaderboard",
         "leaderboard.export_data",
         "judging.add_judgeconfig",

@@ -12,6 +12,7 @@ urlpatterns = [
     path("", include("judging.urls")),
     path("", include("leaderboard.urls")),
     path("", include("leaderboard.export_urls")),
+    path("", include("guides.urls")),
     path("api/", include("config.api_urls")),
     path("i18n/", include("django.conf.urls.i18n")),
     path("admin/", admin.site.urls),

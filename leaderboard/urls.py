@@ -1,10 +1,11 @@
 from django.urls import path
 
-from leaderboard.views import agreement, leaderboard, rubric_health
+from leaderboard.views import agreement, gate_policy, leaderboard, rubric_health
 
 urlpatterns = [
     path("benchmarks/<slug:slug>/agreement/", agreement.agreement_page, name="agreement"),
     path("benchmarks/<slug:slug>/agreement/gate/", agreement.gate_record, name="gate-record"),
+    path("benchmarks/<slug:slug>/gate-policy/", gate_policy.gate_policy_page, name="gate-policy"),
     path(
         "benchmarks/<slug:slug>/agreement/disagreements/",
         agreement.disagreement_page,

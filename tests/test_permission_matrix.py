@@ -65,6 +65,10 @@ MANAGERS = frozenset({COORDINATOR})
 EXPECTED: dict[str, frozenset[str]] = {
     # accounts
     "home": SIGNED_IN,
+    # help: the guides and the product's documents, for every signed-in user
+    "help": SIGNED_IN,
+    "help-page": SIGNED_IN,
+    "api-version": SIGNED_IN,
     "login": PUBLIC,
     "healthz": PUBLIC,  # load balancer probe: database and broker state, no data
     "logout": PUBLIC,
@@ -83,6 +87,7 @@ EXPECTED: dict[str, frozenset[str]] = {
     "rubric-history": RUBRIC_READERS,
     "rubric-restore": RUBRIC_AUTHORS,
     "audit-log": MANAGERS,
+    "gate-policy": MANAGERS,
     "audit-export": MANAGERS,
     # annotation: blind review, expert side
     "review-my-work": ANNOTATORS,
@@ -255,6 +260,7 @@ WRITES: dict[tuple[str, str], frozenset[str]] = {
 # do nothing and redirect (302).
 NOT_200: dict[str, tuple[set[int], str]] = {
     "home": ({302}, "a role is redirected to its work; only a user without one sees a page"),
+    "help": ({302}, "a role is sent to its own guide; a user without one sees the list"),
     "login": ({302}, "redirect_authenticated_user sends signed-in users home"),
     "logout": ({302}, "POST-only; redirects to the login page"),
     "healthz": ({503}, "the probe's honest answer when the broker is unreachable"),
@@ -484,6 +490,7 @@ def world(db, settings, tmp_path):
         "uidb64": "MQ",
         "kind": "tidy",
         "fmt": "csv",
+        "name": "researcher",
     }
     # Converters named `action`: a real action, one that leaves the data usable.
     actions = {

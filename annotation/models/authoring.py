@@ -88,6 +88,7 @@ class AuditEvent(models.Model):
         RUN_RESUMED = "judging.run_resumed", _("judge run resumed")
         RUN_CANCELLED = "judging.run_cancelled", _("judge run cancelled")
         GATE_EVALUATED = "leaderboard.gate_evaluated", _("gate evaluated")
+        GATE_POLICY_CHANGED = "leaderboard.gate_policy_changed", _("gate policy changed")
         LEADERBOARD_PUBLISHED = "leaderboard.published", _("leaderboard published")
 
     actor = models.ForeignKey(

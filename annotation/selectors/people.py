@@ -13,7 +13,7 @@ from accounts.models import Invitation
 from accounts.roles import ROLES
 from annotation.models import Assignment, ExpertProfile, ReviewRound
 from annotation.selectors.review import expert_reference_accuracy
-from annotation.selectors.review_dashboard import piece_rate, round_agreement
+from annotation.selectors.review_dashboard import expert_agreement_by_round, piece_rate
 
 
 @dataclass
@@ -82,6 +82,7 @@ def expert_record(*, user) -> ExpertRecord:
             "item__round_id", "status"
         )
     )
+    agreement = expert_agreement_by_round(expert=user)
     records = []
     for round_ in rounds:
         done = counts[(round_.pk, True)]
@@ -91,7 +92,7 @@ def expert_record(*, user) -> ExpertRecord:
                 round=round_,
                 done=done,
                 open=counts[(round_.pk, False)],
-                agreement=round_agreement(round_=round_).get(user.pk),
+                agreement=agreement.get(round_.pk),
                 rate=rate,
                 earned=None if rate is None else rate * done,
             )

@@ -6,7 +6,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from django.db.models import Count, Exists, OuterRef, Q
+from django.db.models import Count, Exists, F, OuterRef, Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -18,6 +18,7 @@ from annotation.models import (
     Flag,
     ReviewItem,
     ReviewRound,
+    Vote,
 )
 from annotation.selectors.review import (
     current_votes,
@@ -66,14 +67,13 @@ class RoundDashboard:
         return 100.0 * self.assignments_done / needed if needed else 100.0
 
 
-def _agreement_with_others(round_: ReviewRound) -> dict[int, float | None]:
-    """Per expert: how often their vote matches the majority of the other raters of the
-    same (item, criterion); units where the others tie or are absent are skipped."""
-    votes: dict[tuple[int, int], dict[int, bool]] = defaultdict(dict)
-    for item, criterion, expert, hit in current_votes(round_=round_).values_list(
-        "assignment__item_id", "criterion_id", "assignment__expert_id", "hit"
-    ):
-        votes[(item, criterion)][expert] = hit
+def _agreement_from_votes(rows) -> dict[int, float]:
+    """Per expert, from (unit, expert, hit) rows: how often their vote matches the majority
+    of the other raters of the same unit; units where the others tie or are absent are
+    skipped."""
+    votes: dict[object, dict[int, bool]] = defaultdict(dict)
+    for unit, expert, hit in rows:
+        votes[unit][expert] = hit
     agreed: dict[int, list[bool]] = defaultdict(list)
     for unit in votes.values():
         for expert, hit in unit.items():
@@ -81,6 +81,13 @@ def _agreement_with_others(round_: ReviewRound) -> dict[int, float | None]:
             if others.is_majority:
                 agreed[expert].append(others.label == hit)
     return {expert: sum(flags) / len(flags) for expert, flags in agreed.items() if flags}
+
+
+def _agreement_with_others(round_: ReviewRound) -> dict[int, float | None]:
+    rows = current_votes(round_=round_).values_list(
+        "assignment__item_id", "criterion_id", "assignment__expert_id", "hit"
+    )
+    return _agreement_from_votes(((item, crit), expert, hit) for item, crit, expert, hit in rows)
 
 
 def round_dashboard(*, round_: ReviewRound) -> RoundDashboard:
@@ -283,3 +290,28 @@ def adjudication_queue(
 def round_agreement(*, round_: ReviewRound) -> dict[int, float | None]:
     """Per expert of the round: agreement with the majority of the other raters."""
     return _agreement_with_others(round_)
+
+
+def expert_agreement_by_round(*, expert) -> dict[int, float]:
+    """One expert's agreement with the majority of the other raters, per round they rated
+    in, read in one query (only the units they rated)."""
+    rows = Vote.objects.filter(
+        assignment__status=Assignment.Status.SUBMITTED,
+        revision=F("assignment__revision"),
+        assignment__item__in=Assignment.objects.filter(expert=expert).values("item_id"),
+    ).values_list(
+        "assignment__item__round_id",
+        "assignment__item_id",
+        "criterion_id",
+        "assignment__expert_id",
+        "hit",
+    )
+    per_round: dict[int, list] = defaultdict(list)
+    for round_id, item, criterion, rater, hit in rows:
+        per_round[round_id].append(((item, criterion), rater, hit))
+    found = {}
+    for round_id, round_rows in per_round.items():
+        agreement = _agreement_from_votes(round_rows).get(expert.pk)
+        if agreement is not None:
+            found[round_id] = agreement
+    return found

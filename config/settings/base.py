@@ -6,6 +6,8 @@ from pathlib import Path
 import environ
 from django.utils.translation import gettext_lazy as _
 
+from config.version import CONCORD_VERSION
+
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 VAR_DIR = Path(environ.Env().str("CONCORD_VAR_DIR", default=str(BASE_DIR / "var")))
 
@@ -34,6 +36,7 @@ INSTALLED_APPS = [
     "annotation",
     "judging",
     "leaderboard",
+    "guides",
 ]
 
 MIDDLEWARE = [
@@ -89,6 +92,7 @@ TEMPLATES = [
                 "django.template.context_processors.i18n",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "config.context.version",
             ],
         },
     },
@@ -190,7 +194,7 @@ REST_FRAMEWORK = {
 SPECTACULAR_SETTINGS = {
     "TITLE": "Concord API",
     "DESCRIPTION": "Rubric benchmarks, blind expert review and LLM-judge validation.",
-    "VERSION": "1.0.0",
+    "VERSION": CONCORD_VERSION,
     "SERVE_INCLUDE_SCHEMA": False,
     "SERVE_PERMISSIONS": ["accounts.access.ReadsApiDocs"],
     "SWAGGER_UI_DIST": "SIDECAR",

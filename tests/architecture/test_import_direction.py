@@ -1,12 +1,20 @@
 """Apps import downward only: config and accounts <- annotation <- judging <- leaderboard <-
-bench. An import upward (annotation reading leaderboard, say) would give a concept a second
-home; this test reads every module's imports and names each one that points up."""
+guides <- bench. An import upward (annotation reading leaderboard, say) would give a concept
+a second home; this test reads every module's imports and names each one that points up."""
 
 import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-LEVEL = {"config": 0, "accounts": 0, "annotation": 1, "judging": 2, "leaderboard": 3, "bench": 4}
+LEVEL = {
+    "config": 0,
+    "accounts": 0,
+    "annotation": 1,
+    "judging": 2,
+    "leaderboard": 3,
+    "guides": 4,
+    "bench": 5,
+}
 
 
 def _imported(tree: ast.AST) -> set[str]:

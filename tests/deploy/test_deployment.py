@@ -1,7 +1,7 @@
-"""The README's Deployment section, followed to the letter on this machine.
+"""The deployment guide (docs/deployment.md), followed to the letter on this machine.
 
 Its marked blocks run as written, in bash, with production settings and an environment
-holding exactly the variables the README's environment file lists: a fresh database and
+holding exactly the variables the deployment guide's environment file lists: a fresh database and
 role are created, migrated and filled with static files, gunicorn serves the site, a Celery
 worker started with the documented command line does a judge run against the simulator,
 and the database is dumped and restored into another fresh database with the same rows.
@@ -31,7 +31,7 @@ try:
 except ImportError:  # the environment ships the client under its new name
     import httpx2 as httpx
 
-from tests.deploy.readme import ROOT, deployment_blocks, environment_names, script
+from tests.deploy.guide import ROOT, deployment_blocks, environment_names, script
 
 pytestmark = pytest.mark.deploy
 
@@ -120,7 +120,7 @@ def blocks() -> dict[str, str]:
         "backup",
         "restore",
     }
-    assert set(found) == expected, "the README's deployment blocks changed: update this test"
+    assert set(found) == expected, "the deployment guide's blocks changed: update this test"
     return found
 
 
@@ -153,14 +153,14 @@ def deployment(tmp_path, blocks):
         f"postgres://{db_user}:{values['DB_PASSWORD']}@127.0.0.1:5432/{db_name}"
     )
     assert set(values) == environment_names(blocks["environment"]), (
-        "the README's environment file and this test set different variables"
+        "the deployment guide's environment file and this test set different variables"
     )
     assert values["CELERY_BROKER_URL"].startswith("redis://")
     env = {
         "PATH": os.environ["PATH"],
         "HOME": os.environ.get("HOME", str(tmp_path)),
         "LANG": "C.UTF-8",
-        # The `postgres` user's session of the README: libpq's own variables.
+        # The `postgres` user's session of the guide: libpq's own variables.
         "PGHOST": "127.0.0.1",
         "PGUSER": "postgres",
         "DJANGO_SUPERUSER_PASSWORD": secrets.token_urlsafe(16),
@@ -329,7 +329,7 @@ def test_the_install_commands_build_a_working_environment(blocks, tmp_path):
     """The install block, in an empty folder holding only the requirements: the packages
     come from the registry (pip's cache makes later runs quick)."""
     if shutil.which("python3.11") is None:
-        pytest.fail("python3.11 is not on PATH: the README's install step needs it")
+        pytest.fail("python3.11 is not on PATH: the deployment guide's install step needs it")
     shutil.copy(ROOT / "requirements.txt", tmp_path / "requirements.txt")
     env = {"PATH": os.environ["PATH"], "HOME": os.environ.get("HOME", str(tmp_path))}
     done = subprocess.run(

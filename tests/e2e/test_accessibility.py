@@ -70,6 +70,8 @@ def pages(data):  # noqa: F811
         "disagreement-case": f"/benchmarks/hb/agreement/disagreements/{response}/?{q}",
         "leaderboard": f"/benchmarks/hb/leaderboard/?run={run.pk}",
         "exports": f"/benchmarks/hb/exports/?{q}",
+        "gate-policy": "/benchmarks/hb/gate-policy/",
+        "help-page": "/help/statistics/",
     }
     return coordinator_pages, assignment_next(expert=expert, round_=second)
 

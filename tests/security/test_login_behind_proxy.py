@@ -1,4 +1,4 @@
-"""The login throttle through a real gunicorn, set up as the README's deployment section sets
+"""The login throttle through a real gunicorn, set up as the deployment guide sets
 it up (its environment file's NUM_PROXIES, its web command's four workers), with this test
 in the place of the reverse proxy: it sends each client's address in X-Forwarded-For.
 
@@ -20,7 +20,7 @@ from urllib.parse import urlencode
 
 import pytest
 
-from tests.deploy.readme import deployment_blocks
+from tests.deploy.guide import deployment_blocks
 from tests.security.test_production_settings import ROOT, manage, production_env
 
 PASSWORD = "owner-pass-123"
@@ -30,14 +30,14 @@ MISMATCH = "Your username and password didn"
 BURST = 50
 
 
-def readme_environment() -> dict[str, str]:
-    """The settings of the README's environment file that concern the web server here."""
+def guide_environment() -> dict[str, str]:
+    """The settings of the deployment guide's environment file that concern the web server here."""
     block = deployment_blocks()["environment"]
     values = dict(re.findall(r"^([A-Z][A-Z0-9_]*)=(\S*)", block, re.MULTILINE))
     return {name: values[name] for name in ("NUM_PROXIES",) if name in values}
 
 
-def readme_workers() -> str:
+def guide_workers() -> str:
     return re.search(r"--workers (\d+)", deployment_blocks()["web"]).group(1)
 
 
@@ -50,7 +50,7 @@ def _free_port() -> int:
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
     var_dir = tmp_path_factory.mktemp("proxied")
-    env = readme_environment()
+    env = guide_environment()
     manage(var_dir, "migrate", "--noinput", **env)
     manage(var_dir, "collectstatic", "--noinput", **env)
     users = ", ".join(repr(name) for name in ("alice", "bob", "carol", "dave"))
@@ -67,7 +67,7 @@ def site(tmp_path_factory):
     log = (var_dir / "gunicorn.log").open("w")
     command = [sys.executable, "-m", "gunicorn", "config.wsgi", "-b", f"127.0.0.1:{port}"]
     proc = subprocess.Popen(
-        [*command, "--workers", readme_workers(), "--timeout", "60"],
+        [*command, "--workers", guide_workers(), "--timeout", "60"],
         cwd=ROOT,
         env=production_env(var_dir, **env),
         stdout=log,
@@ -138,7 +138,7 @@ class Proxy:
 
 
 def test_the_documented_settings_read_the_client_address_from_the_proxy():
-    assert readme_environment().get("NUM_PROXIES") == "1"
+    assert guide_environment().get("NUM_PROXIES") == "1"
 
 
 def test_an_attacker_pauses_only_their_own_address(site):

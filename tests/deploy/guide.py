@@ -1,5 +1,5 @@
-"""The commands of the README's Deployment section, read from its marked code blocks, so
-the tests run exactly what the README tells people to run."""
+"""The commands of the deployment guide (docs/deployment.md), read from its marked code
+blocks, so the tests run exactly what the guide tells people to run."""
 
 import re
 from pathlib import Path
@@ -9,17 +9,17 @@ BLOCK = re.compile(r"<!-- deploy: ([a-z-]+) -->\n```sh\n(.*?)```", re.DOTALL)
 ASSIGNMENT = re.compile(r"^([A-Z][A-Z0-9_]*)=", re.MULTILINE)
 
 
-def deployment_blocks(readme: Path = ROOT / "README.md") -> dict[str, str]:
-    text = readme.read_text(encoding="utf-8")
+def deployment_blocks(guide: Path = ROOT / "docs" / "deployment.md") -> dict[str, str]:
+    text = guide.read_text(encoding="utf-8")
     blocks: dict[str, str] = {}
     for name, body in BLOCK.findall(text):
-        assert name not in blocks, f"two README blocks are marked deploy: {name}"
+        assert name not in blocks, f"two blocks of the deployment guide are marked deploy: {name}"
         blocks[name] = body
     return blocks
 
 
 def environment_names(block: str) -> set[str]:
-    """The variables the environment file of the README sets."""
+    """The variables the environment file of the deployment guide sets."""
     return set(ASSIGNMENT.findall(block))
 
 

@@ -1,0 +1,8 @@
+from django.http import HttpRequest
+
+from config.version import CONCORD_VERSION
+
+
+def version(request: HttpRequest) -> dict[str, str]:
+    """The version in every page's footer, so a report or a bug names what produced it."""
+    return {"CONCORD_VERSION": CONCORD_VERSION}

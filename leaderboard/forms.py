@@ -1,0 +1,36 @@
+from decimal import Decimal
+
+from django import forms
+from django.utils.translation import gettext_lazy as _
+
+from leaderboard.models import GatePolicy
+from leaderboard.services.gate_policy_edit import MINIMUM_THRESHOLD
+
+
+class GatePolicyForm(forms.Form):
+    rule = forms.ChoiceField(
+        label=_("Rule"), choices=GatePolicy.Rule.choices, widget=forms.RadioSelect
+    )
+    # Psychologists read and type agreement as a percentage, as every page shows it.
+    threshold_percent = forms.DecimalField(
+        label=_("Threshold (% agreement with the experts' majority)"),
+        min_value=Decimal(round(100 * MINIMUM_THRESHOLD)),
+        max_value=Decimal(100),
+        decimal_places=1,
+        max_digits=4,
+    )
+    allow_rubric_changes = forms.BooleanField(
+        label=GatePolicy._meta.get_field("allow_rubric_changes").verbose_name,
+        help_text=GatePolicy._meta.get_field("allow_rubric_changes").help_text,
+        required=False,
+    )
+
+    @classmethod
+    def for_policy(cls, policy: GatePolicy) -> "GatePolicyForm":
+        return cls(
+            initial={
+                "rule": policy.rule,
+                "threshold_percent": Decimal(str(round(100 * policy.threshold, 1))),
+                "allow_rubric_changes": policy.allow_rubric_changes,
+            }
+        )
