@@ -380,9 +380,14 @@ def main(argv: list[str] | None = None) -> None:
     )
     first, median, found = timed(lambda: rubric_health(benchmark=run.benchmark), 2)
     print(
-        f"rubric health: {first:.2f} s first, {median:.2f} s median ({len(found.criteria):,} "
-        f"criteria from every round and run, {len(found.flagged):,} flagged)"
+        f"rubric health: {first:.2f} s first, {median:.2f} s median, CPU "
+        f"{cpu_median(lambda: rubric_health(benchmark=run.benchmark), 2):.2f} s median "
+        f"({len(found.criteria):,} criteria from every round and run, {len(found.flagged):,} "
+        "flagged)"
     )
+    health_page = "/benchmarks/speed/rubrics/health/?all=1"
+    first, median, _ = timed(lambda: client.get(health_page), 2)
+    print(f"  the page, all criteria (the first 500 listed): {median:.2f} s median")
     board = board_runs(benchmark=run.benchmark, runs=[run.pk])
     scoring = cpu_median(lambda: leaderboard_rows(board=board, profile="heartbench"), 3)
     print(f"  scoring the run without stored rows: CPU {scoring * 1000:.0f} ms")

@@ -18,6 +18,7 @@ from leaderboard.wording import health_evidence_text
 
 # The agreement reports' readers: the page shows the judge's disagreement with the experts.
 VIEW = "annotation.view_consensus"
+SHOWN = 500  # criteria listed on the page; the command lists them all
 
 
 def _editor_link(slug: str, row: CriterionHealth) -> str:
@@ -34,11 +35,8 @@ def rubric_health_page(request: HttpRequest, slug: str) -> HttpResponse:
     benchmark = benchmark_get(slug=slug)
     report = rubric_health(benchmark=benchmark)
     every = request.GET.get("all") == "1"
-    rows = [
-        {"row": row, "editor": _editor_link(benchmark.slug, row)}
-        for row in report.criteria
-        if every or row.health.flags
-    ]
+    listed = [row for row in report.criteria if every or row.health.flags]
+    rows = [{"row": row, "editor": _editor_link(benchmark.slug, row)} for row in listed[:SHOWN]]
     return render(
         request,
         "leaderboard/rubric_health.html",
@@ -46,6 +44,7 @@ def rubric_health_page(request: HttpRequest, slug: str) -> HttpResponse:
             "benchmark": benchmark,
             "report": report,
             "rows": rows,
+            "listed": len(listed),
             "every": every,
             "thresholds": THRESHOLDS,
         },
