@@ -10,7 +10,7 @@ from accounts.services import user_create_with_role
 from annotation.models import RubricVersion
 from tests.conftest import PASSWORD
 from tests.e2e.accessibility import axe_violations, describe
-from tests.e2e.conftest import login, screenshot
+from tests.e2e.conftest import login, screenshot, set_language
 from tests.leaderboard.test_rubric_health import seed
 
 pytestmark = pytest.mark.browser
@@ -45,3 +45,15 @@ def test_revise_a_flagged_criterion_from_the_health_page(e2e, page):
     screenshot(page, "rubric-health-history")
     note = RubricVersion.objects.get(number=2, case__external_id="c1").note
     assert note.startswith("问句的标准写明确 (Rubric health of v1 #2")
+
+
+def test_the_page_in_chinese(e2e, page):
+    seed()
+    user_create_with_role(username="coord", password=PASSWORD, role=COORDINATOR)
+    set_language(page, e2e, "zh-hans")
+    login(page, e2e, "coord", PASSWORD)
+    page.goto(f"{e2e.url}/benchmarks/hb/rubrics/health/")
+    expect(page.locator("h1")).to_have_text("hb 的评分细则健康度")
+    expect(page.locator("p.summary")).to_have_text("8 条评分标准中有 3 条被标记为需要修订。")
+    assert not axe_violations(page), describe(axe_violations(page))
+    screenshot(page, "rubric-health-zh")
