@@ -199,3 +199,39 @@ def test_the_table_and_a_missing_benchmark(capsys):
     assert "undefined (no unit was rated by two or more raters" in text
     with pytest.raises(CommandError, match="no benchmark with slug 'nope'"):
         call_command("rubric_health", "--benchmark", "nope")
+
+
+def test_a_revision_starts_afresh_and_all_versions_keep_the_old_figures():
+    from dataclasses import replace
+
+    from annotation.models import RubricVersion
+    from annotation.selectors.rubric_rows import rows_of_version
+    from annotation.services.rubrics import rubric_version_create
+
+    seed()
+    first = RubricVersion.objects.get(case__external_id="c1")
+    rows = [
+        replace(row, text=row.text + "（以问号结尾）") if index == 1 else row
+        for index, row in enumerate(rows_of_version(first))
+    ]
+    rubric_version_create(
+        case=first.case, rows=rows, parent_number=1, author=None, note="clearer question"
+    )
+    current = run_command()
+    assert {(row["case"], row["version"]) for row in current["criteria"]} == {
+        ("c1", 2),
+        ("c2", 1),
+    }
+    # Nobody rated version 2: no flag on c1 any more, until the experts rate it.
+    assert {(row["case"], row["position"]) for row in current["criteria"] if row["flags"]} == {
+        FLAT,
+        MISREAD,
+    }
+    every = run_command("--all-versions")
+    assert every["versions"] == "all" and len(every["criteria"]) == 12
+    before, after = (
+        row for row in every["criteria"] if row["case"] == "c1" and row["position"] == 2
+    )
+    assert before["key"] == after["key"] and (before["version"], after["version"]) == (1, 2)
+    assert before["flags"] == ["ambiguous"] and after["flags"] == []
+    assert after["expert_unanimity"]["reason"] == "no_rater_pairs"
