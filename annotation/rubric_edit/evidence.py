@@ -13,18 +13,25 @@ MAX_AGE_SECONDS = 14 * 24 * 3600
 NOTE_MAX = RubricVersion._meta.get_field("note").max_length
 
 
-def evidence_token(text: str) -> str:
-    return signing.dumps(text.strip()[:NOTE_MAX], salt=_SALT, compress=True)
+def evidence_token(text: str, *, case_id: int) -> str:
+    """A token for the rubric editor of the case `case_id` (and of no other case)."""
+    return signing.dumps(
+        {"case": case_id, "text": text.strip()[:NOTE_MAX]}, salt=_SALT, compress=True
+    )
 
 
-def evidence_from_token(token: str) -> str:
-    """The evidence a token carries; empty for no token, a forged or an expired one."""
+def evidence_from_token(token: str, *, case_id: int) -> str:
+    """The evidence a token carries for the case `case_id`; empty for no token, a forged or
+    an expired one, or one made for another case."""
     if not token:
         return ""
     try:
-        text = signing.loads(token, salt=_SALT, max_age=MAX_AGE_SECONDS)
+        payload = signing.loads(token, salt=_SALT, max_age=MAX_AGE_SECONDS)
     except signing.BadSignature:
         return ""
+    if not isinstance(payload, dict) or payload.get("case") != case_id:
+        return ""
+    text = payload.get("text")
     return text if isinstance(text, str) else ""
 
 

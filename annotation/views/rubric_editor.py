@@ -49,12 +49,13 @@ def _posted_rows(request: HttpRequest) -> list[RubricRow]:
 EVIDENCE_READER = "annotation.view_consensus"
 
 
-def _evidence(request: HttpRequest) -> tuple[str, str]:
-    """The evidence a health link brought (its token and its text), if the user may read it."""
+def _evidence(request: HttpRequest, case) -> tuple[str, str]:
+    """The evidence a health link brought for this case (its token and its text), if the
+    user may read it."""
     token = request.POST.get("evidence") or request.GET.get("evidence", "")
     if not request.user.has_perm(EVIDENCE_READER):
         return "", ""
-    text = evidence_from_token(token)
+    text = evidence_from_token(token, case_id=case.pk)
     return (token, text) if text else ("", "")
 
 
@@ -66,7 +67,7 @@ def _editor(request: HttpRequest, case, *, template: str, status: int = 200, **e
         confirm=extra.get("confirm", False),
     )
     warnings = [_open_round_warning(*row) for row in open_rounds_freezing(case=case)]
-    token, evidence = _evidence(request)
+    token, evidence = _evidence(request, case)
     context = {
         "case": case,
         "state": state,
@@ -115,7 +116,7 @@ def rubric_publish(request: HttpRequest, slug: str, external_id: str) -> HttpRes
             draft=draft,
             note=note,
             confirm_multiple_catastrophic=confirm,
-            evidence=_evidence(request)[1],
+            evidence=_evidence(request, case)[1],
         )
     except RubricInvalid as exc:
         return _editor(

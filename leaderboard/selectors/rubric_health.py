@@ -21,7 +21,8 @@ from leaderboard.stats.criterion_health import THRESHOLDS, Health, HealthCounts,
 class CriterionHealth:
     pk: int
     key: str
-    case: str
+    case: str  # its external id
+    case_pk: int
     version: int
     position: int
     ability: str
@@ -136,7 +137,8 @@ def rubric_health(
     rows = list(
         criteria.order_by("rubric_version__case__position", "rubric_version__number", "position")
         .values_list(
-            "pk", "key", "rubric_version__case__external_id", "rubric_version__number",
+            "pk", "key", "rubric_version__case__external_id", "rubric_version__case_id",
+            "rubric_version__number",
             "position", "ability__label", "text", "weight", "is_catastrophic",
             "ability__is_catastrophic", "ability__category__position", "ability__position",
         )
@@ -147,7 +149,7 @@ def rubric_health(
     by_ability: dict[str, list[tuple[HealthCounts, bool]]] = defaultdict(list)
     ability_order: dict[str, tuple[int, int, str]] = {}
     for (
-        pk, key, case_id, version, position, ability, text, weight, catastrophic,
+        pk, key, case_id, case_pk, version, position, ability, text, weight, catastrophic,
         ability_catastrophic, category_position, ability_position,
     ) in rows:  # fmt: skip
         counts = _counts(ballots.get(pk, {}), verdicts.get(pk, {}))
@@ -157,6 +159,7 @@ def rubric_health(
                 pk=pk,
                 key=str(key),
                 case=case_id,
+                case_pk=case_pk,
                 version=version,
                 position=position,
                 ability=ability,

@@ -27,7 +27,8 @@ def _editor_link(slug: str, row: CriterionHealth) -> str:
     url = reverse("rubric-editor", args=[slug, row.case])
     if not row.health.flags:
         return url
-    return f"{url}?{urlencode({'evidence': evidence_token(health_evidence_text(row))})}"
+    token = evidence_token(health_evidence_text(row), case_id=row.case_pk)
+    return f"{url}?{urlencode({'evidence': token})}"
 
 
 @permission_needed(VIEW)

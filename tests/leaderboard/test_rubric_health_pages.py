@@ -78,9 +78,15 @@ def test_a_forged_or_foreign_evidence_is_neither_shown_nor_recorded(coordinator)
     assert "Rubric health evidence" not in forged.content.decode()
     # A senior expert works blind to the judge: a link passed on shows them nothing.
     senior = user_create_with_role(username="senior", password="x-pass-123", role=SENIOR_EXPERT)
-    token = evidence_token("judge disagrees with the majority on 6 of 6")
+    case = RubricVersion.objects.get(case__external_id="c1").case
+    token = evidence_token("judge disagrees with the majority on 6 of 6", case_id=case.pk)
     shown = client_for(senior).get(reverse("rubric-editor", args=["hb", "c1"]), {"evidence": token})
     assert shown.status_code == 200 and "judge disagrees" not in shown.content.decode()
+    # A coordinator sees it on that case's editor, not on another case's.
+    here = client.get(reverse("rubric-editor", args=["hb", "c1"]), {"evidence": token})
+    assert "judge disagrees with the majority on 6 of 6" in here.content.decode()
+    there = client.get(reverse("rubric-editor", args=["hb", "c2"]), {"evidence": token})
+    assert "judge disagrees" not in there.content.decode()
 
 
 def test_the_history_shows_each_criterion_before_and_after_a_revision(coordinator):

@@ -11,12 +11,14 @@ from annotation.rubric_edit.evidence import (
 )
 
 
-def test_a_token_carries_its_text_and_a_forged_one_nothing():
+def test_a_token_carries_its_text_to_its_case_and_a_forged_one_nothing():
     text = "experts split on 2 of 6"
-    assert evidence_from_token(evidence_token(text)) == text
-    assert evidence_from_token("") == ""
-    assert evidence_from_token("made up") == ""
-    assert evidence_from_token(signing.dumps("other salt")) == ""
+    token = evidence_token(text, case_id=7)
+    assert evidence_from_token(token, case_id=7) == text
+    assert evidence_from_token(token, case_id=8) == ""  # another case's editor
+    assert evidence_from_token("", case_id=7) == ""
+    assert evidence_from_token("made up", case_id=7) == ""
+    assert evidence_from_token(signing.dumps({"case": 7, "text": "x"}), case_id=7) == ""
 
 
 def test_the_note_keeps_the_authors_words_and_the_evidence_fits():
