@@ -9,6 +9,7 @@ verdict on every criterion of every response (about 160,000 verdicts). Then time
   with 1,000 cluster bootstrap resamples); goal under 3 s;
 - the leaderboard page (Django test client GET, logged in; the first request apart, then
   the median of several); goal under 300 ms;
+- rubric health (`rubric_health`, every criterion from every round and run);
 - the tidy long export (`tidy_rows` consumed fully): rows/s, then the peak Python memory
   (tracemalloc, a second pass) on the full round and on a round a fifth of its size, to show
   memory does not grow with the size; goal at least 100,000 rows/s.
@@ -304,6 +305,7 @@ def main(argv: list[str] | None = None) -> None:
     from leaderboard.exports.files import export_lines
     from leaderboard.selectors.agreement import agreement_units
     from leaderboard.selectors.boards import board_runs
+    from leaderboard.selectors.rubric_health import rubric_health
     from leaderboard.selectors.scores import leaderboard_rows
 
     print(f"database: {vendor}")
@@ -376,6 +378,16 @@ def main(argv: list[str] | None = None) -> None:
         f"CPU {cpu_median(page, args.repeats) * 1000:.0f} ms median; goal < "
         f"{GOALS['leaderboard'] * 1000:.0f} ms"
     )
+    first, median, found = timed(lambda: rubric_health(benchmark=run.benchmark), 2)
+    print(
+        f"rubric health: {first:.2f} s first, {median:.2f} s median, CPU "
+        f"{cpu_median(lambda: rubric_health(benchmark=run.benchmark), 2):.2f} s median "
+        f"({len(found.criteria):,} criteria from every round and run, {len(found.flagged):,} "
+        "flagged)"
+    )
+    health_page = "/benchmarks/speed/rubrics/health/?all=1"
+    first, median, _ = timed(lambda: client.get(health_page), 2)
+    print(f"  the page, all criteria (the first 500 listed): {median:.2f} s median")
     board = board_runs(benchmark=run.benchmark, runs=[run.pk])
     scoring = cpu_median(lambda: leaderboard_rows(board=board, profile="heartbench"), 3)
     print(f"  scoring the run without stored rows: CPU {scoring * 1000:.0f} ms")

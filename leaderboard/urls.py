@@ -1,6 +1,13 @@
 from django.urls import path
 
-from leaderboard.views import agreement, gate_policy, judge_selection, leaderboard, round_stop
+from leaderboard.views import (
+    agreement,
+    gate_policy,
+    judge_selection,
+    leaderboard,
+    round_stop,
+    rubric_health,
+)
 
 urlpatterns = [
     path(
@@ -26,6 +33,16 @@ urlpatterns = [
         "benchmarks/<slug:slug>/agreement/disagreements/<int:response_id>/",
         agreement.disagreement_case_page,
         name="disagreement-case",
+    ),
+    path(
+        "benchmarks/<slug:slug>/rubrics/health/",
+        rubric_health.rubric_health_page,
+        name="rubric-health",
+    ),
+    path(
+        "benchmarks/<slug:slug>/cases/<str:external_id>/rubric/health/",
+        rubric_health.rubric_health_versions,
+        name="rubric-health-versions",
     ),
     path("benchmarks/<slug:slug>/leaderboard/", leaderboard.leaderboard_page, name="leaderboard"),
     path(

@@ -166,3 +166,41 @@ def validation_text(evaluation, rubric_changes: int = 0) -> str:
             "Note: %(n)d cases were judged on rubric versions that changed since that round."
         ) % {"n": rubric_changes}
     return text
+
+
+# Rubric health's flags (leaderboard.stats.criterion_health), as the reader sees them.
+HEALTH_FLAGS = {
+    "ambiguous": gettext_lazy("ambiguous: experts split on it"),
+    "judge_misreads": gettext_lazy("the judge misreads it"),
+    "not_discriminating": gettext_lazy("does not separate systems"),
+}
+
+
+def health_flag_text(flag: str) -> str:
+    return str(HEALTH_FLAGS.get(flag, flag))
+
+
+def health_evidence_text(row) -> str:
+    """One criterion's health (a `CriterionHealth`) as the evidence a revision answers,
+    short enough for a change note: the flags, then each measure with its counts."""
+    found, counts = row.health, row.health.counts
+    parts = [
+        _("experts unanimous on %(agreed)d of %(units)d units")
+        % {"agreed": counts.unanimous, "units": counts.rated},
+        _("judge disagrees with the majority on %(disagree)d of %(units)d (95%%: %(range)s)")
+        % {
+            "disagree": counts.disagreements,
+            "units": counts.judged,
+            "range": "—"
+            if found.disagreement_95.low is None
+            else f"{_percent(found.disagreement_95.low)}–{_percent(found.disagreement_95.high)}",
+        },
+        _("discrimination %(value)s over %(systems)d systems")
+        % {"value": _percent(found.discrimination.value), "systems": found.systems},
+    ]
+    return _("Rubric health of v%(version)d #%(position)d, %(flags)s: %(measures)s") % {
+        "version": row.version,
+        "position": row.position,
+        "flags": "; ".join(health_flag_text(flag) for flag in found.flags) or _("no flag"),
+        "measures": "; ".join(parts),
+    }

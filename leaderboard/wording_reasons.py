@@ -94,6 +94,12 @@ SENTENCES: dict[str, str] = {
     stats.NO_PASSING_COST: gettext_noop(
         "judge versions pass the gate, but none has a known cost to compare"
     ),
+    stats.HEALTH_FEW_RATED_UNITS: gettext_noop(
+        "only %(units)s units were rated by two or more experts; at least %(needed)s are needed"
+    ),
+    stats.HEALTH_FEW_SYSTEMS: gettext_noop(
+        "verdicts on %(systems)s systems; at least %(needed)s are needed to compare systems"
+    ),
     scores.NO_CASES: gettext_noop("no cases were given"),
     scores.NO_SCORABLE_CASE: gettext_noop("no case has a scorable ability"),
     scores.CASE_NOT_SCORABLE: gettext_noop(

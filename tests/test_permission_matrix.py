@@ -131,6 +131,8 @@ EXPECTED: dict[str, frozenset[str]] = {
     "judge-run-new": MANAGERS,
     "judge-run": READERS,
     "judge-run-control": MANAGERS,
+    "rubric-health": CONSENSUS,
+    "rubric-health-versions": CONSENSUS,
     "rubric-saturated": READERS,
     "judge-config-new": MANAGERS,
     "prompt-upload": MANAGERS,

@@ -86,6 +86,15 @@ def current_votes(*, round_: ReviewRound) -> QuerySet[Vote]:
     )
 
 
+def current_votes_on(*, criteria: QuerySet[Criterion]) -> QuerySet[Vote]:
+    """The current votes (as `current_votes` has them) on `criteria`, in every round."""
+    return Vote.objects.filter(
+        criterion__in=criteria,
+        assignment__status=Assignment.Status.SUBMITTED,
+        revision=F("assignment__revision"),
+    )
+
+
 @dataclass(frozen=True)
 class UnitConsensus:
     item_id: int

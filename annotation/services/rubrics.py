@@ -21,6 +21,7 @@ from annotation.models import (
     RubricVersion,
 )
 from annotation.rubric_edit.diff import DiffEntry, diff_rows
+from annotation.rubric_edit.evidence import note_with_evidence
 from annotation.rubric_edit.merge import rebase
 from annotation.rubric_edit.rows import RubricRow
 from annotation.rubric_edit.validation import RubricProblems, validate_rows
@@ -193,14 +194,20 @@ def draft_rows(draft: RubricDraft) -> list[RubricRow]:
 
 
 def rubric_draft_publish(
-    *, draft: RubricDraft, note: str, confirm_multiple_catastrophic: bool = False
+    *,
+    draft: RubricDraft,
+    note: str,
+    confirm_multiple_catastrophic: bool = False,
+    evidence: str = "",
 ) -> RubricVersion:
+    """Publish the draft as a new version; `evidence` (what the revision answers, such as
+    rubric health figures) is recorded in the change note after the author's words."""
     return rubric_version_create(
         case=draft.case,
         rows=draft_rows(draft),
         parent_number=draft.base_version.number,
         author=draft.author,
-        note=note,
+        note=note_with_evidence(note, evidence),
         confirm_multiple_catastrophic=confirm_multiple_catastrophic,
         draft_to_close=draft,
     )

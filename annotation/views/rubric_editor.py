@@ -11,6 +11,7 @@ from django.views.decorators.http import require_POST
 
 from annotation.access import rubric_case_get
 from annotation.models import RubricDraft
+from annotation.rubric_edit.evidence import evidence_from_token
 from annotation.rubric_edit.rows import RubricRow, apply_action, parse_weight_input
 from annotation.selectors.rubric_editor import rubric_editor_state
 from annotation.selectors.rubrics import open_rounds_freezing
@@ -43,6 +44,21 @@ def _posted_rows(request: HttpRequest) -> list[RubricRow]:
     ]
 
 
+# Evidence carries figures about the judge and the experts' agreement: for the roles that
+# read the agreement reports, never for the (senior) experts, who work blind.
+EVIDENCE_READER = "annotation.view_consensus"
+
+
+def _evidence(request: HttpRequest, case) -> tuple[str, str]:
+    """The evidence a health link brought for this case (its token and its text), if the
+    user may read it."""
+    token = request.POST.get("evidence") or request.GET.get("evidence", "")
+    if not request.user.has_perm(EVIDENCE_READER):
+        return "", ""
+    text = evidence_from_token(token, case_id=case.pk)
+    return (token, text) if text else ("", "")
+
+
 def _editor(request: HttpRequest, case, *, template: str, status: int = 200, **extra):
     state = rubric_editor_state(
         case=case,
@@ -51,7 +67,14 @@ def _editor(request: HttpRequest, case, *, template: str, status: int = 200, **e
         confirm=extra.get("confirm", False),
     )
     warnings = [_open_round_warning(*row) for row in open_rounds_freezing(case=case)]
-    context = {"case": case, "state": state, "open_round_warnings": warnings}
+    token, evidence = _evidence(request, case)
+    context = {
+        "case": case,
+        "state": state,
+        "open_round_warnings": warnings,
+        "evidence": evidence,
+        "evidence_token": token,
+    }
     return render(request, template, {**context, **extra}, status=status)
 
 
@@ -90,7 +113,10 @@ def rubric_publish(request: HttpRequest, slug: str, external_id: str) -> HttpRes
     draft = rubric_draft_save(case=case, author=request.user, rows=rows)
     try:
         version = rubric_draft_publish(
-            draft=draft, note=note, confirm_multiple_catastrophic=confirm
+            draft=draft,
+            note=note,
+            confirm_multiple_catastrophic=confirm,
+            evidence=_evidence(request, case)[1],
         )
     except RubricInvalid as exc:
         return _editor(

@@ -36,6 +36,8 @@ NO_JUDGE_COVERS_ROUND = "no_judge_covers_round"
 NO_JUDGE_PASSES = "no_judge_passes"
 NO_PASSING_COST = "no_passing_cost"
 NO_ITEM_TIMES = "no_item_times"
+HEALTH_FEW_RATED_UNITS = "health_few_rated_units"
+HEALTH_FEW_SYSTEMS = "health_few_systems"
 
 CODES: dict[str, tuple[str, ...]] = {
     NO_UNITS: (),
@@ -67,6 +69,8 @@ CODES: dict[str, tuple[str, ...]] = {
     NO_JUDGE_PASSES: (),
     NO_PASSING_COST: (),
     NO_ITEM_TIMES: (),
+    HEALTH_FEW_RATED_UNITS: ("units", "needed"),
+    HEALTH_FEW_SYSTEMS: ("systems", "needed"),
 }
 
 __all__ = ["CODES", "parse", "reason"]

@@ -66,3 +66,9 @@ def points_range(interval: dict) -> str:
     if not interval or interval.get("low") is None:
         return "—"
     return f"{points(interval['low'])} … {points(interval['high'])}"
+
+
+@register.filter
+def health_flag(flag: str) -> str:
+    """A rubric health flag in the reader's words."""
+    return wording.health_flag_text(flag)

@@ -49,6 +49,8 @@ def pages(data):  # noqa: F811
         "rubric-editor": "/benchmarks/hb/cases/c1/rubric/",
         "rubric-history": "/benchmarks/hb/cases/c1/rubric/history/",
         "rubric-overview": "/benchmarks/hb/rubrics/",
+        "rubric-health": "/benchmarks/hb/rubrics/health/?all=1",
+        "rubric-health-versions": "/benchmarks/hb/cases/c1/rubric/health/",
         "review-rounds": "/review/manage/",
         "review-round": f"/review/manage/rounds/{round_.pk}/",
         "review-round-new": "/review/manage/rounds/new/",

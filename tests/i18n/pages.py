@@ -113,6 +113,7 @@ def main_pages(site: Site) -> list[tuple[str, str | None, str]]:
         ("case detail", "coordinator", reverse("case-detail", args=case)),
         ("rubric editor", "coordinator", reverse("rubric-editor", args=case)),
         ("rubric history", "coordinator", reverse("rubric-history", args=case)),
+        ("rubric health by version", "coordinator", reverse("rubric-health-versions", args=case)),
         ("rubric overview", "coordinator", reverse("rubric-overview", args=["demo"])),
         ("audit log", "coordinator", reverse("audit-log")),
         ("import", "coordinator", reverse("import")),
@@ -142,6 +143,7 @@ def main_pages(site: Site) -> list[tuple[str, str | None, str]]:
         ("prompt upload", "coordinator", reverse("prompt-upload")),
         ("judge config", "coordinator", reverse("judge-config-edit", args=[config.pk])),
         ("saturated criteria", "coordinator", reverse("rubric-saturated", args=["demo"])),
+        ("rubric health", "researcher", reverse("rubric-health", args=["demo"]) + "?all=1"),
         ("agreement", "researcher", reverse("agreement", args=["demo"]) + run_q),
         ("disagreements", "researcher", reverse("disagreements", args=["demo"]) + run_q),
         (

@@ -24,6 +24,7 @@ SOURCES = [
     ROOT / "leaderboard" / "judge_selection.py",
     ROOT / "leaderboard" / "selectors" / "compare.py",
     ROOT / "leaderboard" / "selectors" / "scores.py",
+    ROOT / "leaderboard" / "selectors" / "rubric_health.py",
 ]
 CODES = {**stat_reasons.CODES, **score_reasons.CODES}
 REGISTRIES = ("leaderboard.stats.reasons", "judging.scoring.reasons")
@@ -208,7 +209,15 @@ def test_the_registries_constants_are_their_codes():
 
 
 def _instance(code: str) -> str:
-    values = {"low": 2, "high": 3, "scene": "职场心理", "reason": score_reasons.NO_HARD_CASES}
+    values = {
+        "low": 2,
+        "high": 3,
+        "scene": "职场心理",
+        "reason": score_reasons.NO_HARD_CASES,
+        "units": 3,
+        "needed": 4,
+        "systems": 1,
+    }
     return score_reasons.reason(code, **{name: values[name] for name in CODES[code]})
 
 

@@ -1,0 +1,164 @@
+"""The rubric health page, its links into the rubric editor with the evidence, the change
+note that records it, and the rubric history's health of each version."""
+
+from urllib.parse import parse_qs, urlparse
+
+import pytest
+from django.urls import reverse
+from django.utils import translation
+
+from accounts.roles import SENIOR_EXPERT
+from accounts.services import user_create_with_role
+from annotation.models import RubricVersion
+from annotation.rubric_edit.evidence import evidence_token
+from tests.conftest import client_for
+from tests.leaderboard.test_rubric_health import seed
+
+pytestmark = pytest.mark.django_db
+
+
+def _rows(rubric_version) -> dict:
+    """The version's rows as the editor posts them, criterion 2 reworded."""
+    criteria = rubric_version.criteria.select_related("ability").order_by("position")
+    return {
+        "key": [str(c.key) for c in criteria],
+        "ability": [c.ability.label for c in criteria],
+        "weight": ["" if c.weight is None else str(c.weight) for c in criteria],
+        "text": [c.text + ("（至少一个问句）" if c.position == 2 else "") for c in criteria],
+    }
+
+
+def test_the_page_lists_the_flagged_criteria_with_links_into_the_editor(coordinator):
+    seed()
+    page = client_for(coordinator).get(reverse("rubric-health", args=["hb"]))
+    assert page.status_code == 200
+    text = page.content.decode()
+    assert "3 of 8 criteria flagged for revision." in text
+    assert "ambiguous: experts split on it" in text and "the judge misreads it" in text
+    assert "does not separate systems" in text
+    links = [link for link in page.context["rows"]]
+    assert [(item["row"].case, item["row"].position) for item in links] == [
+        ("c1", 2),
+        ("c2", 1),
+        ("c2", 2),
+    ]
+    editor = urlparse(links[0]["editor"])
+    assert editor.path == reverse("rubric-editor", args=["hb", "c1"])
+    assert "evidence" in parse_qs(editor.query)
+    every = client_for(coordinator).get(reverse("rubric-health", args=["hb"]), {"all": "1"})
+    assert len(every.context["rows"]) == 8
+
+
+def test_the_editor_shows_the_evidence_and_publishing_records_it(coordinator):
+    seed()
+    page = client_for(coordinator).get(reverse("rubric-health", args=["hb"]))
+    link = page.context["rows"][0]["editor"]
+    client = client_for(coordinator)
+    editor = client.get(link)
+    text = editor.content.decode()
+    assert "Rubric health evidence" in text
+    assert "Rubric health of v1 #2, ambiguous: experts split on it" in text
+    assert "experts unanimous on 4 of 6 units" in text
+    token = parse_qs(urlparse(link).query)["evidence"][0]
+    current = RubricVersion.objects.get(case__external_id="c1")
+    answer = client.post(
+        reverse("rubric-publish", args=["hb", "c1"]),
+        {**_rows(current), "note": "Spelled out what counts as a question", "evidence": token},
+    )
+    assert answer.status_code == 302, answer.content.decode()[:2000]
+    new = RubricVersion.objects.get(case__external_id="c1", number=2)
+    assert new.note.startswith("Spelled out what counts as a question (Rubric health of v1 #2")
+    assert "experts unanimous on 4 of 6 units" in new.note
+
+
+def test_a_forged_or_foreign_evidence_is_neither_shown_nor_recorded(coordinator):
+    seed()
+    client = client_for(coordinator)
+    forged = client.get(reverse("rubric-editor", args=["hb", "c1"]), {"evidence": "made up"})
+    assert "Rubric health evidence" not in forged.content.decode()
+    # A senior expert works blind to the judge: a link passed on shows them nothing.
+    senior = user_create_with_role(username="senior", password="x-pass-123", role=SENIOR_EXPERT)
+    case = RubricVersion.objects.get(case__external_id="c1").case
+    token = evidence_token("judge disagrees with the majority on 6 of 6", case_id=case.pk)
+    shown = client_for(senior).get(reverse("rubric-editor", args=["hb", "c1"]), {"evidence": token})
+    assert shown.status_code == 200 and "judge disagrees" not in shown.content.decode()
+    # A coordinator sees it on that case's editor, not on another case's.
+    here = client.get(reverse("rubric-editor", args=["hb", "c1"]), {"evidence": token})
+    assert "judge disagrees with the majority on 6 of 6" in here.content.decode()
+    there = client.get(reverse("rubric-editor", args=["hb", "c2"]), {"evidence": token})
+    assert "judge disagrees" not in there.content.decode()
+
+
+def test_the_history_shows_each_criterion_before_and_after_a_revision(coordinator):
+    seed()
+    client = client_for(coordinator)
+    current = RubricVersion.objects.get(case__external_id="c1")
+    client.post(
+        reverse("rubric-publish", args=["hb", "c1"]),
+        {**_rows(current), "note": "Clearer wording"},
+    )
+    history = client.get(reverse("rubric-history", args=["hb", "c1"])).content.decode()
+    fragment_url = reverse("rubric-health-versions", args=["hb", "c1"])
+    assert f'hx-get="{fragment_url}"' in history
+    fragment = client.get(fragment_url, headers={"HX-Request": "true"})
+    assert "<html" not in fragment.content.decode()
+    criteria = fragment.context["criteria"]
+    ambiguous = next(c for c in criteria if c["current"].position == 2)
+    before, after = ambiguous["versions"][1], ambiguous["versions"][0]
+    assert (before.version, after.version) == (1, 2)
+    assert before.health.flags == ("ambiguous",)
+    # Nobody has rated version 2 yet: its measures are undefined, with their reasons.
+    assert after.health.flags == () and after.health.unanimity.reason == "no_rater_pairs"
+    text = fragment.content.decode()
+    assert "v1" in text and "v2" in text and "undefined" in text
+    full = client.get(fragment_url)
+    assert "<html" in full.content.decode()
+
+
+def test_the_page_reads_in_chinese(coordinator):
+    seed()
+    client = client_for(coordinator)
+    with translation.override("zh-hans"):
+        page = client.get(
+            reverse("rubric-health", args=["hb"]), {"all": "1"}, HTTP_ACCEPT_LANGUAGE="zh-hans"
+        )
+    text = page.content.decode()
+    assert "评分细则健康度" in text and "被标记为需要修订" in text
+    for english in (
+        "How criteria are flagged",
+        "ambiguous: experts split on it",
+        "Experts unanimous",
+        "Flagged criteria",
+        "criteria flagged for revision",
+    ):
+        assert english not in text, english
+
+
+def test_the_page_queries_are_bounded(coordinator, django_assert_num_queries):
+    seed()
+    client = client_for(coordinator)
+    client.get(reverse("rubric-health", args=["hb"]))  # warm the taxonomy names' cache
+    # Session, user, permissions, benchmark; the report's criteria, votes and verdicts; the
+    # user's role for the page's header.
+    with django_assert_num_queries(8):
+        client.get(reverse("rubric-health", args=["hb"]), {"all": "1"})
+
+
+def test_the_versions_fragment_queries_are_bounded(coordinator, django_assert_num_queries):
+    seed()
+    client = client_for(coordinator)
+    url = reverse("rubric-health-versions", args=["hb", "c1"])
+    client.get(url, headers={"HX-Request": "true"})
+    # Session, user, permissions, benchmark, case; the report's criteria, votes and verdicts
+    # of every version of the case.
+    with django_assert_num_queries(8):
+        answer = client.get(url, headers={"HX-Request": "true"})
+    assert len(answer.context["criteria"]) == 4
+
+
+def test_a_long_list_is_cut_and_says_so(coordinator, monkeypatch):
+    seed()
+    monkeypatch.setattr("leaderboard.views.rubric_health.SHOWN", 2)
+    page = client_for(coordinator).get(reverse("rubric-health", args=["hb"]))
+    assert len(page.context["rows"]) == 2
+    assert "The first 2 of 3 criteria are shown" in page.content.decode()
