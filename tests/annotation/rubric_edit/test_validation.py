@@ -1,8 +1,19 @@
+import pytest
+from django.utils import translation
+
 from annotation.rubric_edit.rows import RubricRow
 from annotation.rubric_edit.validation import validate_rows
 
 LABELS = {"温暖", "好奇心", "言语表达", "其他"}
 CATASTROPHIC = {"其他"}
+
+
+@pytest.fixture(autouse=True)
+def english():
+    # The messages are compared in English; a page requested earlier in the same thread
+    # (with a Chinese Accept-Language) leaves its language active.
+    with translation.override("en"):
+        yield
 
 
 def check(rows, confirm=False):
