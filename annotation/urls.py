@@ -4,6 +4,7 @@ from annotation.views import (
     audit,
     benchmarks,
     imports,
+    item_discussion,
     review_expert,
     review_manage,
     rubric_editor,
@@ -77,6 +78,11 @@ urlpatterns = [
         "review/manage/rounds/<int:round_id>/<str:action>/",
         review_manage.round_action,
         name="review-round-action",
+    ),
+    path(
+        "review/items/<int:item_id>/discussion/",
+        item_discussion.item_discussion,
+        name="review-discussion",
     ),
     path(
         "review/manage/adjudication/", review_manage.adjudication_list, name="review-adjudication"

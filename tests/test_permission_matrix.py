@@ -93,6 +93,8 @@ EXPECTED: dict[str, frozenset[str]] = {
     "review-flag": ASSIGNEE,
     "review-skip": ASSIGNEE,
     "review-my-submitted": ASSIGNEE,
+    # The thread on a split item: its raters and the coordinators, once the round is closed.
+    "review-discussion": frozenset({EXPERT, COORDINATOR}),
     # annotation: blind review, coordinator side
     "review-rounds": CONSENSUS,
     "review-round-new": MANAGERS,
@@ -215,6 +217,7 @@ HIDDEN: dict[str, frozenset[str]] = {
         "review-flag",
         "review-skip",
         "review-my-submitted",  # rounds the user is in (pool or own work) only
+        "review-discussion",  # item_discussion_get: the item's raters and coordinators only
         "api-review-next",
         "api-review-assignment",
         "api-review-autosave",
@@ -246,6 +249,7 @@ WRITES: dict[tuple[str, str], frozenset[str]] = {
     ("prompt-upload", "POST"): MANAGERS,
     ("judge-config-edit", "POST"): MANAGERS,
     ("review-round-close", "POST"): MANAGERS,
+    ("review-discussion", "POST"): frozenset({EXPERT, COORDINATOR}),
 }
 
 # Statuses other than 200 that an allowed persona may get, and why (200 is always fine).
@@ -265,6 +269,7 @@ NOT_200: dict[str, tuple[set[int], str]] = {
     "review-next": ({302}, "redirects to the assignment it hands out"),
     "api-compare-runs": ({400}, "the world has one judge run: comparing it needs a second"),
     "review-submit": ({422}, "no votes: the annotation page again, with the error"),
+    "review-discussion": ({404}, "the round is open: no thread exists until it closes"),
     "review-flag": ({302}, "back to the annotation page with a message"),
     "review-skip": ({302}, "no reason given: back to the annotation page with a message"),
     "review-round-action": ({302}, "'open' on an open round, then back to the round page"),

@@ -1,5 +1,6 @@
 from annotation.models.authoring import AuditEvent, RubricComment, RubricDraft
 from annotation.models.benchmarks import Benchmark, Case, Scenario
+from annotation.models.discussion import ItemDiscussionPost
 from annotation.models.imports import ImportJob
 from annotation.models.responses import Response, System
 from annotation.models.review import (
@@ -40,6 +41,7 @@ __all__ = [
     "Guideline",
     "ImmutableRecordError",
     "ImportJob",
+    "ItemDiscussionPost",
     "RaterPseudonym",
     "ReferenceAnswer",
     "Response",

@@ -23,6 +23,7 @@ from annotation.models import (
     ReviewRound,
     Vote,
 )
+from annotation.selectors.item_discussion import discussions_of_round
 from annotation.selectors.rater_pseudonyms import round_rater_pseudonyms
 from annotation.selectors.review import item_criteria, item_get_for_adjudicator, round_consensus
 from annotation.selectors.review_dashboard import (
@@ -134,6 +135,7 @@ def round_detail(request: HttpRequest, round_id: int) -> HttpResponse:
             "experts": round_.experts.order_by("username"),
             "candidates": pool_candidates(round_=round_),
             "removable": pool_removable(round_=round_),
+            "discussions": discussions_of_round(round_=round_),
         },
     )
 
