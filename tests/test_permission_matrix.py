@@ -95,6 +95,8 @@ EXPECTED: dict[str, frozenset[str]] = {
     "review-my-submitted": ASSIGNEE,
     # The thread on a split item: its raters and the coordinators, once the round is closed.
     "review-discussion": frozenset({EXPERT, COORDINATOR}),
+    # The experts' guidelines page (examples, FAQ): a round's raters and the coordinators.
+    "review-guidance": frozenset({EXPERT, COORDINATOR}),
     # annotation: blind review, coordinator side
     "review-rounds": CONSENSUS,
     "review-round-new": MANAGERS,
@@ -107,6 +109,8 @@ EXPECTED: dict[str, frozenset[str]] = {
     "review-adjudicate": ADJUDICATORS,
     "review-references": MANAGERS,
     "review-guidelines": MANAGERS,
+    "review-faq": MANAGERS,
+    "review-examples": MANAGERS,
     # annotation: people (accounts.manage_people); the links' pages are public
     "people": MANAGERS,
     "people-invite": MANAGERS,
@@ -218,6 +222,7 @@ HIDDEN: dict[str, frozenset[str]] = {
         "review-skip",
         "review-my-submitted",  # rounds the user is in (pool or own work) only
         "review-discussion",  # item_discussion_get: the item's raters and coordinators only
+        "review-guidance",  # guidance_round_get: rounds the user rates in only
         "api-review-next",
         "api-review-assignment",
         "api-review-autosave",
@@ -250,6 +255,8 @@ WRITES: dict[tuple[str, str], frozenset[str]] = {
     ("judge-config-edit", "POST"): MANAGERS,
     ("review-round-close", "POST"): MANAGERS,
     ("review-discussion", "POST"): frozenset({EXPERT, COORDINATOR}),
+    ("review-faq", "POST"): MANAGERS,
+    ("review-examples", "POST"): MANAGERS,
 }
 
 # Statuses other than 200 that an allowed persona may get, and why (200 is always fine).
@@ -275,6 +282,8 @@ NOT_200: dict[str, tuple[set[int], str]] = {
     "review-round-action": ({302}, "'open' on an open round, then back to the round page"),
     "review-guidelines": ({302}, "POST: saved, back to the round pages"),
     "review-round-close": ({400}, "POST without the confirmation box: the page again"),
+    "review-faq": ({400}, "POST: an empty entry, the form with its errors"),
+    "review-examples": ({400}, "POST: an empty example, the form with its errors"),
     "review-adjudicate": ({302}, "POST: an empty decision, back with a message"),
     "people-invite": ({400}, "no role chosen: the form with errors"),
     "people-invite-revoke": ({302}, "back to the people page with a message"),

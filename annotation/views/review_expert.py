@@ -10,6 +10,7 @@ from django.views.decorators.http import require_POST
 
 from accounts.access import permission_needed
 from annotation.models import Assignment, Flag, Guideline, ReviewRound
+from annotation.selectors.guidance import faq_links_by_ability
 from annotation.selectors.item_discussion import discussions_for_rater
 from annotation.selectors.review import (
     assignment_get_for_expert,
@@ -121,15 +122,19 @@ def _annotate_page(
 ) -> HttpResponse:
     criteria = item_criteria(assignment=assignment)
     draft = posted if posted is not None else _saved_answers(assignment, criteria)
+    round_ = assignment.item.round
+    faq = faq_links_by_ability(
+        benchmark_id=round_.benchmark_id, ability_ids={c.ability_id for c in criteria}
+    )
     rows = [
         {
             "criterion": c,
             "hit": draft.get(str(c.pk), {}).get("hit"),
             "note": draft.get(str(c.pk), {}).get("note", ""),
+            "faq": faq.get(c.ability_id, []),
         }
         for c in criteria
     ]
-    round_ = assignment.item.round
     case = assignment.item.response.case
     guideline = Guideline.objects.filter(benchmark_id=round_.benchmark_id).first()
     round_closed = round_.status == ReviewRound.Status.CLOSED
