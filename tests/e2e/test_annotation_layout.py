@@ -6,10 +6,11 @@ screens the dialogue and the response fold away. Screenshots go to test-output/s
 import pytest
 from playwright.sync_api import expect
 
-from accounts.roles import EXPERT
+from accounts.roles import COORDINATOR, EXPERT
 from accounts.services import user_create_with_role
-from annotation.models import Benchmark, System
+from annotation.models import Ability, Benchmark, System
 from annotation.services.benchmark_import import benchmark_import
+from annotation.services.guidance import faq_entry_save
 from annotation.services.responses_import import responses_import
 from annotation.services.review_assignment import assignment_next
 from annotation.services.review_rounds import round_open
@@ -60,6 +61,20 @@ def an_item_with_a_long_dialogue():
         system_name="SecretSys",
     )
     expert = user_create_with_role(username="expert", password=PASSWORD, role=EXPERT)
+    coordinator = user_create_with_role(username="coord", password=PASSWORD, role=COORDINATOR)
+    # FAQ links beside the criteria of two abilities: they must fit at every size too.
+    for question_text, labels in (
+        ("问加班的原因算开放式问题吗？", ["好奇心"]),
+        ("用户没有明说的情绪，回应点明了算命中吗？", ["情绪感知", "好奇心"]),
+    ):
+        faq_entry_save(
+            benchmark=Benchmark.objects.get(slug="hb"),
+            entry=None,
+            question=question_text,
+            answer="算。",
+            abilities=list(Ability.objects.filter(label__in=labels)),
+            user=coordinator,
+        )
     round_ = round_open(
         benchmark=Benchmark.objects.get(slug="hb"),
         name="R",
@@ -84,6 +99,7 @@ def test_no_control_is_covered_at_any_size(e2e, browser, language):
         login(page, e2e, "expert", PASSWORD)
         page.goto(f"{e2e.url}/review/work/{assignment.pk}/")
         expect(page.locator(".vote-row")).to_have_count(7)
+        expect(page.locator(".criterion-faq a")).to_have_count(6)
 
         covered = covered_controls(page)
         if covered:
