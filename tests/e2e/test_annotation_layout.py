@@ -15,7 +15,12 @@ from annotation.services.responses_import import responses_import
 from annotation.services.review_assignment import assignment_next
 from annotation.services.review_rounds import round_open
 from tests.conftest import PASSWORD, jsonl_bytes, lines, question
-from tests.e2e.accessibility import covered_controls, horizontal_overflow
+from tests.e2e.accessibility import (
+    axe_violations,
+    covered_controls,
+    describe,
+    horizontal_overflow,
+)
 from tests.e2e.conftest import LANGUAGES, OUTPUT, login, set_language
 
 pytestmark = pytest.mark.browser
@@ -104,6 +109,9 @@ def test_no_control_is_covered_at_any_size(e2e, browser, language):
         covered = covered_controls(page)
         if covered:
             problems[name] = covered
+        violations = axe_violations(page)
+        if violations:
+            problems[f"{name} axe"] = [describe(violations)]
         overflow = horizontal_overflow(page)
         if overflow > 0:
             problems[f"{name} sideways scroll"] = [f"{overflow} px wider than the window"]
