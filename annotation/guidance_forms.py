@@ -13,14 +13,19 @@ MARKDOWN_HELP = _(
 )
 
 
+def _ability_label(ability: Ability) -> str:
+    """The name in the reader's language, with the label benchmark files use beside it."""
+    return ability.label if ability.name == ability.label else f"{ability.name} ({ability.label})"
+
+
 class AbilityChoice(forms.ModelChoiceField):
     def label_from_instance(self, obj: Ability) -> str:
-        return f"{obj.name} ({obj.label})" if obj.name != obj.label else obj.label
+        return _ability_label(obj)
 
 
 class AbilitiesChoice(forms.ModelMultipleChoiceField):
     def label_from_instance(self, obj: Ability) -> str:
-        return f"{obj.name} ({obj.label})" if obj.name != obj.label else obj.label
+        return _ability_label(obj)
 
 
 class FaqEntryForm(forms.Form):

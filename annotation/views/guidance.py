@@ -2,7 +2,7 @@
 a searchable FAQ), and the coordinator's pages that write the FAQ and the examples."""
 
 from django.contrib import messages
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 
@@ -46,12 +46,13 @@ def guidance(request: HttpRequest, round_id: int) -> HttpResponse:
 
 
 def _delete_or_edit(request, model, benchmark):
-    """The object a POST's `delete` or a GET's `edit` names, within `benchmark`."""
+    """The object a POST's `delete` or `id`, or a GET's `edit`, names within `benchmark`;
+    None for a new one; 404 for an id that names nothing of this benchmark."""
     pk = request.POST.get("delete") or request.POST.get("id") or request.GET.get("edit")
     if not pk:
         return None
     if not str(pk).isdigit():
-        return get_object_or_404(model, pk=0)
+        raise Http404
     return get_object_or_404(model, pk=int(pk), benchmark=benchmark)
 
 

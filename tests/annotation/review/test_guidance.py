@@ -61,7 +61,11 @@ def test_bad_input_says_what_is_wrong_and_writes_nothing(review_round, coordinat
         reverse("review-examples", args=["hb"]), {"ability": "999999", "title": "t", "body": "b"}
     )
     assert example.status_code == 400 and "Select a valid choice" in example.content.decode()
-    assert client.post(reverse("review-faq", args=["hb"]), {"delete": "12345"}).status_code == 404
+    for missing in ("12345", "abc"):
+        assert (
+            client.post(reverse("review-faq", args=["hb"]), {"delete": missing}).status_code == 404
+        )
+    assert client.get(reverse("review-examples", args=["hb"]), {"edit": "x"}).status_code == 404
     assert table_counts() == before
 
 
