@@ -28,13 +28,20 @@ _READ = [
 ROLE_PERMISSIONS: dict[str, list[str]] = {
     # Experts work blind: they reach their own assignments and rubric discussions, never
     # the case pages that list responses next to the systems that wrote them.
-    EXPERT: ["annotation.comment_rubric", "annotation.annotate"],
+    EXPERT: [
+        "annotation.comment_rubric",
+        "annotation.annotate",
+        "annotation.discuss_item",
+        "annotation.read_guidance",
+    ],
     # Senior experts also refine rubrics and settle split items; still blind to systems.
     SENIOR_EXPERT: [
         "annotation.comment_rubric",
         "annotation.annotate",
         "annotation.author_rubric",
         "annotation.adjudicate",
+        "annotation.discuss_item",
+        "annotation.read_guidance",
     ],
     COORDINATOR: [
         *_READ,
@@ -45,6 +52,8 @@ ROLE_PERMISSIONS: dict[str, list[str]] = {
         "annotation.manage_review",
         "annotation.view_consensus",
         "annotation.adjudicate",
+        "annotation.discuss_item",
+        "annotation.read_guidance",
         "judging.run_judge",
         "leaderboard.record_gate",
         "leaderboard.change_gatepolicy",

@@ -3,7 +3,9 @@ from django.urls import path
 from annotation.views import (
     audit,
     benchmarks,
+    guidance,
     imports,
+    item_discussion,
     review_expert,
     review_manage,
     rubric_editor,
@@ -79,6 +81,11 @@ urlpatterns = [
         name="review-round-action",
     ),
     path(
+        "review/items/<int:item_id>/discussion/",
+        item_discussion.item_discussion,
+        name="review-discussion",
+    ),
+    path(
         "review/manage/adjudication/", review_manage.adjudication_list, name="review-adjudication"
     ),
     path(
@@ -95,6 +102,13 @@ urlpatterns = [
         "review/manage/benchmarks/<slug:slug>/guidelines/",
         review_manage.guidelines_edit,
         name="review-guidelines",
+    ),
+    path("review/rounds/<int:round_id>/guidance/", guidance.guidance, name="review-guidance"),
+    path("review/manage/benchmarks/<slug:slug>/faq/", guidance.faq_manage, name="review-faq"),
+    path(
+        "review/manage/benchmarks/<slug:slug>/examples/",
+        guidance.examples_manage,
+        name="review-examples",
     ),
     path("import/", imports.import_page, name="import"),
     path("import/benchmark/", imports.import_benchmark_upload, name="import-benchmark"),

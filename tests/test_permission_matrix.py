@@ -98,6 +98,10 @@ EXPECTED: dict[str, frozenset[str]] = {
     "review-flag": ASSIGNEE,
     "review-skip": ASSIGNEE,
     "review-my-submitted": ASSIGNEE,
+    # The thread on a split item: its raters and the coordinators, once the round is closed.
+    "review-discussion": frozenset({EXPERT, COORDINATOR}),
+    # The experts' guidelines page (examples, FAQ): a round's raters and the coordinators.
+    "review-guidance": frozenset({EXPERT, COORDINATOR}),
     # annotation: blind review, coordinator side
     "review-rounds": CONSENSUS,
     "review-round-new": MANAGERS,
@@ -110,6 +114,8 @@ EXPECTED: dict[str, frozenset[str]] = {
     "review-adjudicate": ADJUDICATORS,
     "review-references": MANAGERS,
     "review-guidelines": MANAGERS,
+    "review-faq": MANAGERS,
+    "review-examples": MANAGERS,
     # annotation: people (accounts.manage_people); the links' pages are public
     "people": MANAGERS,
     "people-invite": MANAGERS,
@@ -226,6 +232,8 @@ HIDDEN: dict[str, frozenset[str]] = {
         "review-flag",
         "review-skip",
         "review-my-submitted",  # rounds the user is in (pool or own work) only
+        "review-discussion",  # item_discussion_get: the item's raters and coordinators only
+        "review-guidance",  # guidance_round_get: rounds the user rates in only
         "api-review-next",
         "api-review-assignment",
         "api-review-autosave",
@@ -257,6 +265,9 @@ WRITES: dict[tuple[str, str], frozenset[str]] = {
     ("prompt-upload", "POST"): MANAGERS,
     ("judge-config-edit", "POST"): MANAGERS,
     ("review-round-close", "POST"): MANAGERS,
+    ("review-discussion", "POST"): frozenset({EXPERT, COORDINATOR}),
+    ("review-faq", "POST"): MANAGERS,
+    ("review-examples", "POST"): MANAGERS,
 }
 
 # Statuses other than 200 that an allowed persona may get, and why (200 is always fine).
@@ -277,12 +288,15 @@ NOT_200: dict[str, tuple[set[int], str]] = {
     "review-next": ({302}, "redirects to the assignment it hands out"),
     "api-compare-runs": ({400}, "the world has one judge run: comparing it needs a second"),
     "review-submit": ({422}, "no votes: the annotation page again, with the error"),
+    "review-discussion": ({404}, "the round is open: no thread exists until it closes"),
     "review-flag": ({302}, "back to the annotation page with a message"),
     "review-skip": ({302}, "no reason given: back to the annotation page with a message"),
     "review-round-action": ({302}, "'open' on an open round, then back to the round page"),
     "review-guidelines": ({302}, "POST: saved, back to the round pages"),
     "review-round-close": ({400}, "POST without the confirmation box: the page again"),
     "round-plan": ({400}, "no benchmark or agreement given: the panel says what is missing"),
+    "review-faq": ({400}, "POST: an empty entry, the form with its errors"),
+    "review-examples": ({400}, "POST: an empty example, the form with its errors"),
     "review-adjudicate": ({302}, "POST: an empty decision, back with a message"),
     "people-invite": ({400}, "no role chosen: the form with errors"),
     "people-invite-revoke": ({302}, "back to the people page with a message"),

@@ -1,5 +1,7 @@
 from annotation.models.authoring import AuditEvent, RubricComment, RubricDraft
 from annotation.models.benchmarks import Benchmark, Case, Scenario
+from annotation.models.discussion import ItemDiscussionPost
+from annotation.models.guidance import FaqEntry, WorkedExample
 from annotation.models.imports import ImportJob
 from annotation.models.responses import Response, System
 from annotation.models.review import (
@@ -36,10 +38,12 @@ __all__ = [
     "Category",
     "Criterion",
     "ExpertProfile",
+    "FaqEntry",
     "Flag",
     "Guideline",
     "ImmutableRecordError",
     "ImportJob",
+    "ItemDiscussionPost",
     "RaterPseudonym",
     "ReferenceAnswer",
     "Response",
@@ -52,4 +56,5 @@ __all__ = [
     "System",
     "Vote",
     "VotesSeen",
+    "WorkedExample",
 ]

@@ -10,6 +10,8 @@ from django.views.decorators.http import require_POST
 
 from accounts.access import permission_needed
 from annotation.models import Assignment, Flag, Guideline, ReviewRound
+from annotation.selectors.guidance import faq_links_by_ability
+from annotation.selectors.item_discussion import discussions_for_rater
 from annotation.selectors.review import (
     assignment_get_for_expert,
     calibration_result,
@@ -65,7 +67,13 @@ def my_work(request: HttpRequest) -> HttpResponse:
         round_.workload = expert_workload(expert=request.user, round_=round_)
         round_.work_left = work_left_for(expert=request.user, round_=round_)
     return render(
-        request, "annotation/review/my_work.html", {"rounds": rounds, "calibrations": calibrations}
+        request,
+        "annotation/review/my_work.html",
+        {
+            "rounds": rounds,
+            "calibrations": calibrations,
+            "discussions": discussions_for_rater(expert=request.user),
+        },
     )
 
 
@@ -73,6 +81,10 @@ def my_work(request: HttpRequest) -> HttpResponse:
 def my_submitted(request: HttpRequest, round_id: int) -> HttpResponse:
     mine = Q(experts=request.user) | Q(items__assignments__expert=request.user)
     round_ = get_object_or_404(ReviewRound.objects.filter(mine).distinct(), pk=round_id)
+    split_items = set()
+    if round_.status == ReviewRound.Status.CLOSED:
+        discussions = discussions_for_rater(expert=request.user)
+        split_items = {item.pk for item in discussions if item.round_id == round_.pk}
     return render(
         request,
         "annotation/review/my_submitted.html",
@@ -80,6 +92,7 @@ def my_submitted(request: HttpRequest, round_id: int) -> HttpResponse:
             "round": round_,
             "assignments": submitted_items(expert=request.user, round_=round_),
             "revisable": round_.status == ReviewRound.Status.OPEN,
+            "split_items": split_items,
         },
     )
 
@@ -109,15 +122,19 @@ def _annotate_page(
 ) -> HttpResponse:
     criteria = item_criteria(assignment=assignment)
     draft = posted if posted is not None else _saved_answers(assignment, criteria)
+    round_ = assignment.item.round
+    faq = faq_links_by_ability(
+        benchmark_id=round_.benchmark_id, ability_ids={c.ability_id for c in criteria}
+    )
     rows = [
         {
             "criterion": c,
             "hit": draft.get(str(c.pk), {}).get("hit"),
             "note": draft.get(str(c.pk), {}).get("note", ""),
+            "faq": faq.get(c.ability_id, []),
         }
         for c in criteria
     ]
-    round_ = assignment.item.round
     case = assignment.item.response.case
     guideline = Guideline.objects.filter(benchmark_id=round_.benchmark_id).first()
     round_closed = round_.status == ReviewRound.Status.CLOSED

@@ -23,6 +23,7 @@ from annotation.models import (
     ReviewRound,
     Vote,
 )
+from annotation.selectors.item_discussion import discussions_of_round
 from annotation.selectors.rater_pseudonyms import round_rater_pseudonyms
 from annotation.selectors.review import item_criteria, item_get_for_adjudicator, round_consensus
 from annotation.selectors.review_dashboard import (
@@ -145,6 +146,7 @@ def round_detail(request: HttpRequest, round_id: int) -> HttpResponse:
             "candidates": pool_candidates(round_=round_),
             "removable": pool_removable(round_=round_),
             "decision_notice": round_decision_notices(round_ids=[round_.pk]).get(round_.pk),
+            "discussions": discussions_of_round(round_=round_),
         },
     )
 

@@ -73,3 +73,48 @@ def tab_through(page, limit: int = 200) -> list[dict]:
             break
         seen.append(info)
     return seen
+
+
+# Every control a person can point at, and the pill label that wraps each verdict radio.
+CONTROLS = (
+    "button, input:not([type=hidden]), select, textarea, a[href], summary, "
+    "label:has(input[type=radio])"
+)
+
+
+def covered_controls(page) -> list[str]:
+    """The visible controls something else is drawn over: each is scrolled into view and
+    the element the browser finds at its centre (the centre of each of its boxes, for a link
+    that wraps) must be the control, inside it, or its own label. Controls in a closed
+    <details>, a hidden panel or visually hidden are skipped."""
+    return page.evaluate(
+        """(selector) => {
+          const covered = [];
+          for (const el of document.querySelectorAll(selector)) {
+            if (el.closest('[hidden], .visually-hidden, .skip-link')) continue;
+            // display: none, visibility: hidden, or the folded part of a closed <details>
+            if (!el.checkVisibility({visibilityProperty: true, contentVisibilityAuto: true}))
+              continue;
+            el.scrollIntoView({block: 'center', inline: 'center'});
+            // A link wrapped over two lines is two boxes, and the centre of the rectangle
+            // around both may lie beside the text: each box's own centre is tested.
+            for (const r of el.getClientRects()) {
+              if (r.width < 1 || r.height < 1) continue;
+              const x = r.left + r.width / 2, y = r.top + r.height / 2;
+              const hit = document.elementFromPoint(x, y);
+              const own = hit && (hit === el || el.contains(hit)
+                || Array.from(el.labels || []).some(label => label.contains(hit)));
+              if (!own) {
+                const name = e => e ? e.tagName.toLowerCase() + (e.id ? '#' + e.id : '')
+                  + (e.className && typeof e.className === 'string' ? '.' + e.className.trim()
+                     .split(/\\s+/).join('.') : '') : 'nothing';
+                covered.push(`${name(el)} "${(el.textContent || el.name || '').trim()
+                  .slice(0, 40)}" under ${name(hit)} at (${Math.round(x)}, ${Math.round(y)})`);
+              }
+            }
+          }
+          window.scrollTo(0, 0);
+          return covered;
+        }""",
+        CONTROLS,
+    )

@@ -13,6 +13,7 @@ from django.urls import reverse
 
 from accounts.roles import COORDINATOR, EXPERT, SENIOR_EXPERT
 from annotation.models import Adjudication, Assignment, System
+from annotation.services.review_rounds import round_set_status
 from annotation.services.review_votes import VoteInput, assignment_submit
 from judging.models import JudgeConfig, JudgeTask, Verdict
 from judging.services.judgments_import import judgments_import
@@ -129,7 +130,12 @@ def test_no_answer_an_expert_gets_names_a_system_or_shows_others_or_the_judges_w
     # The walk did reach the expert's work, not only the pages around it.
     assert {"home", "review-my-work", "api-review-rounds", "rubric-editor"} <= set(reached)
     if persona == EXPERT:
-        assert {"review-annotate", "api-review-assignment", "review-submit"} <= set(reached)
+        assert {
+            "review-annotate",
+            "api-review-assignment",
+            "review-submit",
+            "review-guidance",
+        } <= set(reached)
 
 
 def test_the_marks_are_seen_where_they_are_allowed(blind_world):
@@ -186,3 +192,24 @@ def test_nobody_adjudicates_an_item_they_rate(blind_world):
     assert not Adjudication.objects.exists()
     # Others may still settle it.
     assert client_as(COORDINATOR, blind_world).get(page).status_code == 200
+
+
+def test_the_thread_on_a_split_item_opens_only_after_the_round_closes(blind_world):
+    """Once the round closes, the raters of a split item discuss it; the thread still names
+    no system, shows nothing of the judge's, and not the other rater's notes or comment."""
+    mine = Assignment.objects.get(expert=blind_world["users"][EXPERT])
+    criteria = mine.item.rubric_version.criteria.order_by("position")
+    assignment_submit(
+        assignment=mine,
+        votes=[VoteInput(criterion_id=c.pk, hit=i % 2 == 1) for i, c in enumerate(criteria)],
+        comment="",
+        active_seconds=30,
+        base_revision=0,
+    )
+    thread = reverse("review-discussion", args=[mine.item_id])
+    client = client_as(EXPERT, blind_world)
+    assert client.get(thread).status_code == 404
+    round_set_status(round_=blind_world["round"], status="closed")
+    response = client.get(thread)
+    assert response.status_code == 200
+    assert _leaks(_body(client, response)) == []

@@ -67,8 +67,9 @@ def test_the_workload_costs_the_same_queries_however_much_is_done(review_data, e
         counts.append(len(queries))
     assert counts[0] == counts[1] == counts[2], counts
     # The page took 7 queries before it showed the workload; the workload adds two, not one
-    # per item (bench/load.py's p95 goal for the annotation page).
-    assert counts[0] <= 9, counts
+    # per item (bench/load.py's p95 goal for the annotation page); the FAQ entries shown
+    # beside the criteria add one, not one per criterion.
+    assert counts[0] <= 10, counts
 
 
 def test_my_submitted_items_lists_only_mine_and_each_can_be_revised(review_round, experts):
