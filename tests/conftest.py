@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 from django.apps import apps
 from django.test import Client
+from django.utils import translation
 
 from accounts.roles import COORDINATOR, EXPERT, RESEARCHER
 from accounts.services import user_create_with_role
@@ -37,6 +38,15 @@ def table_counts() -> dict[str, int]:
         for app in ("annotation", "judging", "leaderboard", "auth")
         for model in apps.get_app_config(app).get_models()
     }
+
+
+@pytest.fixture(autouse=True)
+def default_language():
+    """Each test starts in the default language: a page requested with a Chinese
+    Accept-Language leaves Chinese active in the thread, and a later test reading messages
+    outside a request would see them in Chinese."""
+    yield
+    translation.deactivate()
 
 
 @pytest.fixture

@@ -32,7 +32,9 @@ def _page(user, round_, run, language="en"):
 def _statistics(body: str) -> dict[str, tuple[str, str]]:
     """data-stat -> (value, reading) for each row of the statistics table."""
     rows = re.findall(
-        r'<tr data-stat="([^"]+)"><th scope="row">[^<]*</th><td class="num">([^<]*)</td>'
+        # The label, then the "?" that opens the researcher guide at the statistic.
+        r'<tr data-stat="([^"]+)"><th scope="row">[^<]*<a class="help-link" href="[^"]*#\1"'
+        r'[^>]*>\?</a></th><td class="num">([^<]*)</td>'
         r'<td class="reading">([^<]*)</td>',
         body,
     )
