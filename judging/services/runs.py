@@ -22,6 +22,7 @@ from judging.models import (
     JudgeVersion,
     PromptTemplate,
 )
+from judging.services.output_probe import output_mode_decide, output_settings
 
 
 class RunNotStartable(Exception):
@@ -172,11 +173,13 @@ def judge_run_start(
         raise RunNotStartable(_("These systems have no responses to cases with a rubric."))
     if round_ is not None and not systems:
         systems = list(System.objects.filter(pk__in={row[2] for row in responses}))
+    # Asked (once per version) before anything is written: the answer decides every call.
+    output = output_settings(output_mode_decide(version=version))
     with transaction.atomic():
         run = JudgeRun.objects.create(
             benchmark=benchmark,
             judge_version=version,
-            settings_snapshot=config_snapshot(version),
+            settings_snapshot={**config_snapshot(version), **output},
             fresh_calls=fresh_calls,
             created_by=user if getattr(user, "is_authenticated", False) else None,
         )
