@@ -3,11 +3,15 @@ first run's calls; the answer is stored and every later run of the version reuse
 endpoint is the simulator over HTTP, with and without the provider quirk that refuses
 `json_schema`."""
 
+import json
+
 import pytest
 
+from judging.llm_client import CallFailed
 from judging.models import JudgeAttempt, JudgeTask, OutputProbe, Verdict
 from judging.selectors.output_mode import REFUSED, UNCHECKED, run_output_notice
 from judging.services.lane_pool import pool_run
+from judging.services.output_probe import provider_message
 from judging.services.run_control import judge_run_interrupt, judge_run_resume
 from judging.services.runs import judge_run_start
 from tests.conftest import judge_config
@@ -144,3 +148,21 @@ def _judge_prompt():
     from judging.models import PromptTemplate
 
     return PromptTemplate.objects.get(name="judge-zh", version=1)
+
+
+def test_the_providers_words_are_kept_without_the_key_and_trimmed(monkeypatch):
+    monkeypatch.setenv("CONCORD_JUDGE_KEY_TEST", "live-abcdef123456")
+    said = "json_schema is not supported for live-abcdef123456 (Bearer abc.def) sk-proj-XYZ12345"
+    failure = CallFailed(
+        "http_error",
+        "HTTP 400 from the endpoint",
+        retryable=False,
+        http_status=400,
+        raw=json.dumps({"error": {"message": said + " padding" * 60}}),
+    )
+    text = provider_message(failure, key_env="CONCORD_JUDGE_KEY_TEST")
+    assert text.startswith("json_schema is not supported for [key] ([key] [key]")
+    assert "live-abcdef" not in text and "sk-proj" not in text and "abc.def" not in text
+    assert len(text) == 300 and text.endswith("…")
+    plain = CallFailed("http_error", "HTTP 422 from the endpoint", retryable=False, raw="")
+    assert provider_message(plain, key_env="") == "HTTP 422 from the endpoint"

@@ -5,6 +5,7 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
+from judging.models import JudgeRun, OutputProbe, Verdict
 from judging.services.lane_pool import pool_run
 from judging.services.runs import judge_run_start
 
@@ -67,3 +68,30 @@ def test_a_probe_that_got_no_answer_is_said_on_the_run_page(
     page = _client(researcher, "zh-hans").get(reverse("judge-run", args=[run.pk]))
     text = page.content.decode()
     assert "Concord 无法确认此接口是否接受结构化输出（接口返回 HTTP 500" in text, text
+
+
+def test_a_run_started_from_the_page_and_done_by_the_workers_probes_once(
+    judged_benchmark, sim_config, simulator, coordinator
+):
+    """The page hands the run to the Celery workers (in-process under test settings): the
+    probe is made before, and the workers' calls ask for plain JSON."""
+    simulator.configure(quirks="no_json_schema")
+    benchmark, systems = judged_benchmark
+    config = sim_config()
+    client = _client(coordinator, "en")
+    for _ in range(2):
+        response = client.post(
+            reverse("judge-run-new"),
+            {"benchmark": benchmark.pk, "systems": [s.pk for s in systems], "config": config.pk},
+        )
+        assert response.status_code == 302
+    runs = list(JudgeRun.objects.order_by("pk"))
+    assert [run.status for run in runs] == ["finished", "finished"]
+    assert Verdict.objects.filter(task__run=runs[0]).count() == 8 * 4
+    assert OutputProbe.objects.get().finding == "refused"
+    # One refusal (the probe); eight calls answered, the second run's all from the cache.
+    stats = simulator.stats()
+    assert (stats["statuses"]["400"], stats["requests"]) == (1, 8)
+    assert runs[1].settings_snapshot["output_mode"] == "plain_json"
+    page = client.get(reverse("judge-run", args=[runs[1].pk])).content.decode()
+    assert REFUSED_EN in page
