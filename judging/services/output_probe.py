@@ -71,14 +71,17 @@ def latest_probe(version: JudgeVersion) -> OutputProbe | None:
     )
 
 
-def output_mode_decide(*, version: JudgeVersion) -> OutputDecision:
+def output_mode_decide(*, version: JudgeVersion, probe: bool = True) -> OutputDecision:
     """The mode a run of `version` uses, probing the endpoint first when the version wants
-    structured output and no answer of its endpoint is stored. One call at most."""
+    structured output and no answer of its endpoint is stored. One call at most; none
+    without `probe` (an estimate): the stored answer, or the version's setting."""
     if version.source != judge_settings.LLM or not version.structured_output:
         return OutputDecision(mode=PLAIN_JSON)
     stored = latest_probe(version)
     if stored is not None:
         return OutputDecision(mode=stored.mode, probe=stored)
+    if not probe:
+        return OutputDecision(mode=JSON_SCHEMA)
     config = version.config
     try:
         client = client_new(
