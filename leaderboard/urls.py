@@ -1,34 +1,46 @@
 from django.urls import path
 
-from leaderboard.views import agreement, leaderboard
+from config.lazy_views import lazy_view
 
 urlpatterns = [
-    path("benchmarks/<slug:slug>/agreement/", agreement.agreement_page, name="agreement"),
-    path("benchmarks/<slug:slug>/agreement/gate/", agreement.gate_record, name="gate-record"),
+    path(
+        "benchmarks/<slug:slug>/agreement/",
+        lazy_view("leaderboard.views.agreement.agreement_page"),
+        name="agreement",
+    ),
+    path(
+        "benchmarks/<slug:slug>/agreement/gate/",
+        lazy_view("leaderboard.views.agreement.gate_record"),
+        name="gate-record",
+    ),
     path(
         "benchmarks/<slug:slug>/agreement/disagreements/",
-        agreement.disagreement_page,
+        lazy_view("leaderboard.views.agreement.disagreement_page"),
         name="disagreements",
     ),
     path(
         "benchmarks/<slug:slug>/agreement/disagreements/<int:response_id>/",
-        agreement.disagreement_case_page,
+        lazy_view("leaderboard.views.agreement.disagreement_case_page"),
         name="disagreement-case",
     ),
-    path("benchmarks/<slug:slug>/leaderboard/", leaderboard.leaderboard_page, name="leaderboard"),
+    path(
+        "benchmarks/<slug:slug>/leaderboard/",
+        lazy_view("leaderboard.views.leaderboard.leaderboard_page"),
+        name="leaderboard",
+    ),
     path(
         "benchmarks/<slug:slug>/leaderboard/publish/",
-        leaderboard.leaderboard_publish_view,
+        lazy_view("leaderboard.views.leaderboard.leaderboard_publish_view"),
         name="leaderboard-publish",
     ),
     path(
         "benchmarks/<slug:slug>/leaderboard/published/<int:snapshot_id>/",
-        leaderboard.snapshot_page,
+        lazy_view("leaderboard.views.leaderboard.snapshot_page"),
         name="leaderboard-snapshot",
     ),
     path(
         "benchmarks/<slug:slug>/leaderboard/published/<int:snapshot_id>/bundle.zip",
-        leaderboard.snapshot_bundle,
+        lazy_view("leaderboard.views.leaderboard.snapshot_bundle"),
         name="leaderboard-bundle",
     ),
 ]
