@@ -7,6 +7,8 @@ import pytest
 from django.core.management import call_command
 
 from judging.models import JudgeRun, OutputProbe
+from judging.services.run_control import judge_run_interrupt
+from judging.services.runs import judge_run_start
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -63,3 +65,22 @@ def test_the_judge_command_says_nothing_when_structured_output_is_accepted(
     _, err = capsys.readouterr()
     assert "structured output" not in err
     assert OutputProbe.objects.get().finding == "accepted"
+
+
+def test_runs_resume_probes_a_version_without_an_answer_and_prints_the_refusal(
+    judged_benchmark, sim_config, simulator, capsys
+):
+    """The run started while the endpoint failed (no answer stored); resuming it asks
+    again, finds the refusal, and the rest of the run asks for plain JSON."""
+    simulator.configure(rate_500=1.0)
+    benchmark, systems = judged_benchmark
+    run = judge_run_start(benchmark=benchmark, systems=systems[:1], config=sim_config())
+    judge_run_interrupt(run_id=run.pk, release=True)
+    assert not OutputProbe.objects.exists()
+
+    simulator.configure(rate_500=0.0, quirks="no_json_schema")
+    call_command("runs", "resume", str(run.pk), "--json")
+    out, err = capsys.readouterr()
+    assert NOTICE in err
+    assert json.loads(out)["done"] == 4
+    assert OutputProbe.objects.get().finding == "refused"
