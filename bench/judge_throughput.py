@@ -124,10 +124,10 @@ def judge_once(
     from judging.services.lanes import run_here
     from judging.services.runs import judge_run_start
 
-    sim.reset()
     run = judge_run_start(
         benchmark=benchmark, systems=systems, config=config, fresh_calls=fresh_calls
     )
+    sim.reset()  # the figures are the run's calls (not the structured-output probe)
     tasks = run.tasks.count()
     with instrumented(breakdown) as phases, profiled(top):
         cpu = time.process_time()

@@ -4,6 +4,8 @@ import os
 from django.core.wsgi import get_wsgi_application
 from django.urls import get_resolver
 
+from config.lazy_views import lazy_views_load
+
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
 application = get_wsgi_application()
 
@@ -11,4 +13,5 @@ application = get_wsgi_application()
 # (Django, the apps, their modules) aside from the cyclic garbage collector: it lives as
 # long as the process, and each collection would otherwise walk all of it again.
 get_resolver().url_patterns  # noqa: B018 - loads the URL configuration
+lazy_views_load()  # and the views it names by path (config/lazy_views.py)
 gc.freeze()

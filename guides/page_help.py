@@ -9,7 +9,6 @@ from pathlib import Path
 
 from django.urls import reverse
 
-from annotation.markdown import render_document
 from guides.library import DOCUMENTS, TRANSLATED_SUFFIX
 
 # URL name -> (document, the section's id in the English document). Pages every role shares
@@ -52,6 +51,9 @@ _HEADING_ID = re.compile(r'<h[1-4] id="([^"]+)"')
 
 @lru_cache(maxsize=64)
 def _heading_ids(path: Path, modified: float) -> tuple[str, ...]:
+    # The Markdown parser loads with the first guide read, not with every page's template tags.
+    from annotation.markdown import render_document
+
     return tuple(_HEADING_ID.findall(str(render_document(path.read_text(encoding="utf-8")))))
 
 

@@ -3,7 +3,6 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import get_language
 
-from annotation.markdown import render_document
 from guides.library import DOCUMENTS, document_text, guide_for_roles, help_href
 
 
@@ -20,6 +19,8 @@ def help_page(request: HttpRequest, name: str) -> HttpResponse:
     document = DOCUMENTS.get(name)
     if document is None:
         raise Http404
+    from annotation.markdown import render_document  # the parser loads with the first guide
+
     text = document_text(document, get_language())
     html = render_document(text.markdown, lambda href: help_href(document, href))
     context = {"document": document, "html": html, "translated": text.translated,

@@ -1,16 +1,20 @@
 from django.urls import path
 
-from judging import api
+from config.lazy_views import lazy_view
 
 urlpatterns = [
-    path("prompt-templates/", api.PromptList.as_view(), name="api-prompt-list"),
-    path("judge-configs/", api.ConfigCollection.as_view(), name="api-judge-config-list"),
-    path("judge-configs/<int:pk>/", api.ConfigItem.as_view(), name="api-judge-config-detail"),
-    path("judge-runs/", api.RunCollection.as_view(), name="api-judge-run-list"),
-    path("judge-runs/<int:run_id>/", api.RunItem.as_view(), name="api-judge-run-detail"),
+    path("prompt-templates/", lazy_view("judging.api.PromptList"), name="api-prompt-list"),
+    path("judge-configs/", lazy_view("judging.api.ConfigCollection"), name="api-judge-config-list"),
+    path(
+        "judge-configs/<int:pk>/",
+        lazy_view("judging.api.ConfigItem"),
+        name="api-judge-config-detail",
+    ),
+    path("judge-runs/", lazy_view("judging.api.RunCollection"), name="api-judge-run-list"),
+    path("judge-runs/<int:run_id>/", lazy_view("judging.api.RunItem"), name="api-judge-run-detail"),
     path(
         "judge-runs/<int:run_id>/<str:action>/",
-        api.RunControl.as_view(),
+        lazy_view("judging.api.RunControl"),
         name="api-judge-run-control",
     ),
 ]

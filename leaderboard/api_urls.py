@@ -1,48 +1,56 @@
 from django.urls import path
 
-from leaderboard import api, api_compare, api_export_jobs
+from config.lazy_views import lazy_view
 
 urlpatterns = [
-    path("benchmarks/<slug:slug>/agreement/", api.AgreementReport.as_view(), name="api-agreement"),
-    path("benchmarks/<slug:slug>/leaderboard/", api.Leaderboard.as_view(), name="api-leaderboard"),
+    path(
+        "benchmarks/<slug:slug>/agreement/",
+        lazy_view("leaderboard.api.AgreementReport"),
+        name="api-agreement",
+    ),
+    path(
+        "benchmarks/<slug:slug>/leaderboard/",
+        lazy_view("leaderboard.api.Leaderboard"),
+        name="api-leaderboard",
+    ),
     path(
         "benchmarks/<slug:slug>/compare-runs/",
-        api_compare.CompareRuns.as_view(),
+        lazy_view("leaderboard.api_compare.CompareRuns"),
         name="api-compare-runs",
     ),
     path(
         "benchmarks/<slug:slug>/judge-selection/",
-        api_compare.JudgeSelection.as_view(),
+        lazy_view("leaderboard.api_compare.JudgeSelection"),
         name="api-judge-selection",
     ),
     path(
         "benchmarks/<slug:slug>/gate-evaluations/",
-        api.GateEvaluations.as_view(),
+        lazy_view("leaderboard.api.GateEvaluations"),
         name="api-gate-evaluations",
     ),
     path(
         "benchmarks/<slug:slug>/leaderboards/",
-        api.Leaderboards.as_view(),
+        lazy_view("leaderboard.api.Leaderboards"),
         name="api-leaderboards",
     ),
     path(
         "benchmarks/<slug:slug>/leaderboards/<int:snapshot_id>/bundle",
-        api.SnapshotBundle.as_view(),
+        lazy_view("leaderboard.api.SnapshotBundle"),
         name="api-leaderboard-bundle",
     ),
     path(
         "benchmarks/<slug:slug>/export-jobs/",
-        api_export_jobs.ExportJobCollection.as_view(),
+        lazy_view("leaderboard.api_export_jobs.ExportJobCollection"),
         name="api-export-job-list",
     ),
     path(
         "benchmarks/<slug:slug>/export-jobs/<int:job_id>/",
-        api_export_jobs.ExportJobItem.as_view(),
+        lazy_view("leaderboard.api_export_jobs.ExportJobItem"),
         name="api-export-job-detail",
     ),
     path(
         "benchmarks/<slug:slug>/export-jobs/<int:job_id>/file",
-        api_export_jobs.ExportJobFile.as_view(),
+        lazy_view("leaderboard.api_export_jobs.ExportJobFile"),
         name="api-export-job-file",
     ),
 ]

@@ -1,20 +1,36 @@
 from django.urls import path
 
-from leaderboard.views import exports, report
+from config.lazy_views import lazy_view
 
 urlpatterns = [
-    path("benchmarks/<slug:slug>/exports/", exports.exports_page, name="exports"),
+    path(
+        "benchmarks/<slug:slug>/exports/",
+        lazy_view("leaderboard.views.exports.exports_page"),
+        name="exports",
+    ),
     path(
         "benchmarks/<slug:slug>/exports/<str:kind>.<str:fmt>",
-        exports.export_download,
+        lazy_view("leaderboard.views.exports.export_download"),
         name="export-download",
     ),
-    path("benchmarks/<slug:slug>/exports/jobs/", exports.export_jobs_fragment, name="export-jobs"),
-    path("benchmarks/<slug:slug>/exports/jobs/new/", exports.export_job_new, name="export-job-new"),
+    path(
+        "benchmarks/<slug:slug>/exports/jobs/",
+        lazy_view("leaderboard.views.exports.export_jobs_fragment"),
+        name="export-jobs",
+    ),
+    path(
+        "benchmarks/<slug:slug>/exports/jobs/new/",
+        lazy_view("leaderboard.views.exports.export_job_new"),
+        name="export-job-new",
+    ),
     path(
         "benchmarks/<slug:slug>/exports/jobs/<int:job_id>/download/",
-        exports.export_job_download,
+        lazy_view("leaderboard.views.exports.export_job_download"),
         name="export-job-download",
     ),
-    path("benchmarks/<slug:slug>/agreement/report.pdf", report.agreement_pdf, name="agreement-pdf"),
+    path(
+        "benchmarks/<slug:slug>/agreement/report.pdf",
+        lazy_view("leaderboard.views.report.agreement_pdf"),
+        name="agreement-pdf",
+    ),
 ]

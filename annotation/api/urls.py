@@ -1,129 +1,145 @@
 from django.urls import path
 
-from annotation.api import import_jobs, rubrics, views
-from annotation.api import review_coordinator as coordinator
-from annotation.api import review_expert as expert
+from config.lazy_views import lazy_view
 
 urlpatterns = [
-    path("benchmarks/", views.BenchmarkList.as_view(), name="api-benchmark-list"),
-    path("benchmarks/<slug:slug>/", views.BenchmarkDetail.as_view(), name="api-benchmark-detail"),
+    path("benchmarks/", lazy_view("annotation.api.views.BenchmarkList"), name="api-benchmark-list"),
+    path(
+        "benchmarks/<slug:slug>/",
+        lazy_view("annotation.api.views.BenchmarkDetail"),
+        name="api-benchmark-detail",
+    ),
     path(
         "benchmarks/<slug:slug>/import/",
-        views.BenchmarkImport.as_view(),
+        lazy_view("annotation.api.views.BenchmarkImport"),
         name="api-benchmark-import",
     ),
-    path("benchmarks/<slug:slug>/cases/", views.CaseList.as_view(), name="api-case-list"),
+    path(
+        "benchmarks/<slug:slug>/cases/",
+        lazy_view("annotation.api.views.CaseList"),
+        name="api-case-list",
+    ),
     path(
         "benchmarks/<slug:slug>/cases/<str:external_id>/",
-        views.CaseDetail.as_view(),
+        lazy_view("annotation.api.views.CaseDetail"),
         name="api-case-detail",
     ),
     path(
         "benchmarks/<slug:slug>/cases/<str:external_id>/rubric-versions/",
-        rubrics.RubricVersionCollection.as_view(),
+        lazy_view("annotation.api.rubrics.RubricVersionCollection"),
         name="api-rubric-version-list",
     ),
     path(
         "benchmarks/<slug:slug>/cases/<str:external_id>/rubric-versions/diff/",
-        rubrics.RubricVersionDiff.as_view(),
+        lazy_view("annotation.api.rubrics.RubricVersionDiff"),
         name="api-rubric-version-diff",
     ),
     path(
         "benchmarks/<slug:slug>/rubrics/export/",
-        rubrics.RubricExport.as_view(),
+        lazy_view("annotation.api.rubrics.RubricExport"),
         name="api-rubric-export",
     ),
     path(
         "benchmarks/<slug:slug>/cases/<str:external_id>/rubric-versions/<int:number>/",
-        views.RubricVersionDetail.as_view(),
+        lazy_view("annotation.api.views.RubricVersionDetail"),
         name="api-rubric-version-detail",
     ),
     path(
-        "benchmarks/<slug:slug>/responses/", views.ResponseList.as_view(), name="api-response-list"
+        "benchmarks/<slug:slug>/responses/",
+        lazy_view("annotation.api.views.ResponseList"),
+        name="api-response-list",
     ),
     path(
         "benchmarks/<slug:slug>/responses/import/",
-        views.ResponsesImport.as_view(),
+        lazy_view("annotation.api.views.ResponsesImport"),
         name="api-responses-import",
     ),
-    path("systems/", views.SystemList.as_view(), name="api-system-list"),
-    path("import-jobs/", import_jobs.ImportJobList.as_view(), name="api-import-job-list"),
+    path("systems/", lazy_view("annotation.api.views.SystemList"), name="api-system-list"),
+    path(
+        "import-jobs/",
+        lazy_view("annotation.api.import_jobs.ImportJobList"),
+        name="api-import-job-list",
+    ),
     path(
         "import-jobs/<int:import_job_id>/",
-        import_jobs.ImportJobItem.as_view(),
+        lazy_view("annotation.api.import_jobs.ImportJobItem"),
         name="api-import-job-detail",
     ),
     # Blind review, the expert's side.
-    path("review/rounds/", expert.ExpertRoundList.as_view(), name="api-review-rounds"),
+    path(
+        "review/rounds/",
+        lazy_view("annotation.api.review_expert.ExpertRoundList"),
+        name="api-review-rounds",
+    ),
     path(
         "review/rounds/<int:round_id>/next/",
-        expert.ExpertNextItem.as_view(),
+        lazy_view("annotation.api.review_expert.ExpertNextItem"),
         name="api-review-next",
     ),
     path(
         "review/assignments/<int:assignment_id>/",
-        expert.ExpertAssignmentDetail.as_view(),
+        lazy_view("annotation.api.review_expert.ExpertAssignmentDetail"),
         name="api-review-assignment",
     ),
     path(
         "review/assignments/<int:assignment_id>/autosave/",
-        expert.ExpertAutosave.as_view(),
+        lazy_view("annotation.api.review_expert.ExpertAutosave"),
         name="api-review-autosave",
     ),
     path(
         "review/assignments/<int:assignment_id>/submit/",
-        expert.ExpertSubmit.as_view(),
+        lazy_view("annotation.api.review_expert.ExpertSubmit"),
         name="api-review-submit",
     ),
     path(
         "review/assignments/<int:assignment_id>/flag/",
-        expert.ExpertFlag.as_view(),
+        lazy_view("annotation.api.review_expert.ExpertFlag"),
         name="api-review-flag",
     ),
     # Blind review, the coordinator's side.
     path(
         "review/manage/rounds/",
-        coordinator.RoundCollection.as_view(),
+        lazy_view("annotation.api.review_coordinator.RoundCollection"),
         name="api-review-manage-rounds",
     ),
     path(
         "review/manage/rounds/<int:round_id>/",
-        coordinator.RoundDetail.as_view(),
+        lazy_view("annotation.api.review_coordinator.RoundDetail"),
         name="api-review-manage-round",
     ),
     path(
         "review/manage/rounds/<int:round_id>/extend/",
-        coordinator.RoundExtend.as_view(),
+        lazy_view("annotation.api.review_coordinator.RoundExtend"),
         name="api-review-manage-round-extend",
     ),
     path(
         "review/manage/rounds/<int:round_id>/status/",
-        coordinator.RoundStatus.as_view(),
+        lazy_view("annotation.api.review_coordinator.RoundStatus"),
         name="api-review-manage-round-status",
     ),
     path(
         "review/manage/rounds/<int:round_id>/consensus/",
-        coordinator.RoundConsensus.as_view(),
+        lazy_view("annotation.api.review_coordinator.RoundConsensus"),
         name="api-review-manage-round-consensus",
     ),
     path(
         "review/manage/assignments/<int:assignment_id>/reassign/",
-        coordinator.AssignmentReassign.as_view(),
+        lazy_view("annotation.api.review_coordinator.AssignmentReassign"),
         name="api-review-manage-reassign",
     ),
     path(
         "review/manage/benchmarks/<slug:slug>/guidelines/",
-        coordinator.BenchmarkGuidelines.as_view(),
+        lazy_view("annotation.api.review_coordinator.BenchmarkGuidelines"),
         name="api-review-manage-guidelines",
     ),
     path(
         "review/manage/items/<int:item_id>/references/",
-        coordinator.ItemReferences.as_view(),
+        lazy_view("annotation.api.review_coordinator.ItemReferences"),
         name="api-review-manage-references",
     ),
     path(
         "review/manage/items/<int:item_id>/adjudicate/",
-        coordinator.ItemAdjudicate.as_view(),
+        lazy_view("annotation.api.review_coordinator.ItemAdjudicate"),
         name="api-review-manage-adjudicate",
     ),
 ]

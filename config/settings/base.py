@@ -188,8 +188,8 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
-    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
-    "PAGE_SIZE": 50,
+    # 50 a page, set on the class (config/pagination.py says why).
+    "DEFAULT_PAGINATION_CLASS": "config.pagination.ApiPagination",
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Concord API",

@@ -1,4 +1,5 @@
 from judging.models.config import JudgeConfig, PromptTemplate
+from judging.models.probes import OutputProbe
 from judging.models.runs import JudgeAttempt, JudgeLane, JudgeRun, JudgeTask, Verdict
 from judging.models.versions import JudgeVersion
 
@@ -9,6 +10,7 @@ __all__ = [
     "JudgeRun",
     "JudgeTask",
     "JudgeVersion",
+    "OutputProbe",
     "PromptTemplate",
     "Verdict",
 ]

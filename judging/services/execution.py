@@ -29,6 +29,7 @@ from judging.services.outcomes import (
     cached_reuse,
     generation_succeeded,
 )
+from judging.services.output_probe import structured_asked
 from judging.services.writer import Write, Writer, rows_insert
 
 if TYPE_CHECKING:
@@ -112,7 +113,7 @@ def task_prepare(*, run: JudgeRun, task: JudgeTask, criteria: list[Criterion]) -
             PromptCriterion(c.position, c.ability.label, c.weight, c.text, c.is_catastrophic)
             for c in criteria
         ],
-        structured=snapshot.get("structured_output", True),
+        structured=structured_asked(snapshot),
     )
     sampling = {
         "base_url": snapshot.get("base_url", ""),

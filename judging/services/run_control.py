@@ -11,6 +11,7 @@ from django.utils.translation import gettext as _
 from annotation.models import AuditEvent
 from judging.models import JudgeLane, JudgeRun, JudgeTask
 from judging.services.claims import leases_release
+from judging.services.output_probe import output_mode_decide, output_settings
 from judging.services.runs import RunNotStartable, run_audit, workers_reachable
 
 S = JudgeRun.Status
@@ -55,6 +56,7 @@ def judge_run_resume(
     Raises WorkersUnreachable when the broker does not answer, RunNotSteerable when the
     run is neither paused nor interrupted; either way the run is left as it was."""
     workers_reachable(dispatch)
+    output = _output_for(run)
     with transaction.atomic():
         current = JudgeRun.objects.select_for_update().get(pk=run.pk)
         orphaned = current.status == S.RUNNING and (take_over or not _slots_held(current))
@@ -67,6 +69,7 @@ def judge_run_resume(
             leases_release(run_id=run.pk)
         if lanes is not None:
             lanes_resize(run=current, lanes=lanes)
+        _output_record(current, output)
         JudgeRun.objects.filter(pk=run.pk).update(status=S.RUNNING, finished=None)
         run_audit(run, AuditEvent.Action.RUN_RESUMED, user, was=current.status)
         if dispatch is not None:
@@ -103,10 +106,12 @@ def judge_run_retry_failed(
     Raises RunNotSteerable for a cancelled run, WorkersUnreachable when the broker does
     not answer; either way nothing changes."""
     workers_reachable(dispatch)
+    output = _output_for(run) if run.status != S.CANCELLED else None
     with transaction.atomic():
         current = JudgeRun.objects.select_for_update().get(pk=run.pk)
         if current.status == S.CANCELLED:
             raise RunNotSteerable(_("A cancelled run cannot be retried."))
+        _output_record(current, output)
         retried = JudgeTask.objects.filter(run=run, status=JudgeTask.Status.FAILED).update(
             status=JudgeTask.Status.PENDING,
             attempts_spent_before=F("attempts"),
@@ -139,3 +144,22 @@ def lanes_resize(*, run: JudgeRun, lanes: int) -> None:
     snapshot = {**run.settings_snapshot, "max_concurrency": lanes}
     JudgeRun.objects.filter(pk=run.pk).update(settings_snapshot=snapshot)
     run.settings_snapshot = snapshot
+
+
+def _output_for(run: JudgeRun) -> dict | None:
+    """How a judge run's calls will ask for replies from now on; the endpoint is probed
+    first when its version has no stored answer (a run started before one was stored, or
+    whose probe got no answer). Made before any lock is taken: it may call the endpoint."""
+    if run.kind != JudgeRun.Kind.JUDGE:
+        return None
+    return output_settings(output_mode_decide(version=run.judge_version))
+
+
+def _output_record(run: JudgeRun, output: dict | None) -> None:
+    if output is None:
+        return
+    snapshot = {k: v for k, v in run.settings_snapshot.items() if k != "output_probe_unchecked"}
+    snapshot.update(output)
+    if snapshot != run.settings_snapshot:
+        JudgeRun.objects.filter(pk=run.pk).update(settings_snapshot=snapshot)
+        run.settings_snapshot = snapshot

@@ -59,9 +59,10 @@ def _history(version: JudgeVersion) -> tuple[float | None, float | None]:
 
 def run_estimate(*, fresh_calls: bool = False, **start) -> dict:
     """The estimate for the run `judge_run_start(**start)` would create; nothing is kept.
-    Raises what judge_run_start raises."""
+    Raises what judge_run_start raises. No call is made: the requests are built as the
+    endpoint's stored answer on structured output says, or as the version asks."""
     with transaction.atomic():
-        run = judge_run_start(fresh_calls=fresh_calls, dispatch=None, **start)
+        run = judge_run_start(fresh_calls=fresh_calls, dispatch=None, probe=False, **start)
         version = run.judge_version
         tasks = list(run.tasks.select_related("response__case").order_by("pk"))
         criteria: dict[int, list] = {}

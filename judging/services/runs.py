@@ -22,6 +22,7 @@ from judging.models import (
     JudgeVersion,
     PromptTemplate,
 )
+from judging.services.output_probe import output_mode_decide, output_settings
 
 
 class RunNotStartable(Exception):
@@ -141,6 +142,7 @@ def judge_run_start(
     fresh_calls: bool = False,
     failed_generations: bool = False,
     dispatch: Callable[[JudgeRun], None] | None = None,
+    probe: bool = True,
 ) -> JudgeRun:
     """Create the run of `version` (by default the configuration's current one) and one
     task per response, then hand it to `dispatch` once committed. Without a round, every
@@ -149,6 +151,9 @@ def judge_run_start(
     froze, so the run is evidence for that round whatever was edited since. Failed
     generations (empty, or the generation script's "Error..." text) are left out unless
     `failed_generations`, as HeartBench's scorer skips them.
+
+    Unless the version's endpoint has told already (or `probe` is off, for an estimate),
+    one call first asks it whether it takes structured output (services/output_probe.py).
 
     Raises RunNotStartable, writing nothing, when there is nothing to judge, the key's
     variable is not set or not allowed, the endpoint is refused or (WorkersUnreachable)
@@ -172,11 +177,13 @@ def judge_run_start(
         raise RunNotStartable(_("These systems have no responses to cases with a rubric."))
     if round_ is not None and not systems:
         systems = list(System.objects.filter(pk__in={row[2] for row in responses}))
+    # Asked (once per version) before anything is written: the answer decides every call.
+    output = output_settings(output_mode_decide(version=version, probe=probe))
     with transaction.atomic():
         run = JudgeRun.objects.create(
             benchmark=benchmark,
             judge_version=version,
-            settings_snapshot=config_snapshot(version),
+            settings_snapshot={**config_snapshot(version), **output},
             fresh_calls=fresh_calls,
             created_by=user if getattr(user, "is_authenticated", False) else None,
         )

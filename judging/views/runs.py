@@ -9,6 +9,7 @@ from accounts.access import permission_needed
 from judging.forms import JudgeConfigForm, JudgeRunForm
 from judging.judge_settings import settings_diff
 from judging.models import JudgeConfig, JudgeRun, JudgeVersion
+from judging.selectors.output_mode import latest_output_probes, run_output_notice
 from judging.selectors.runs import (
     endpoint_trouble,
     failed_tasks,
@@ -94,6 +95,7 @@ def run_detail(request: HttpRequest, run_id: int) -> HttpResponse:
         "errors": recent_errors(run=run),
         "trouble": endpoint_trouble(run=run),
         "systems": run.systems.all(),
+        "output_notice": None if request.htmx else run_output_notice(run=run),
     }
     template = "judging/_run_progress.html" if request.htmx else "judging/run_detail.html"
     return render(request, template, context)
@@ -178,6 +180,12 @@ def config_detail(request: HttpRequest, config_id: int) -> HttpResponse:
         value = request.GET.get(name, "")
         return by_number.get(int(value)) if value.isdigit() else by_number.get(default)
 
+    probes = latest_output_probes(version.pk for version in versions)
+    for version in versions:
+        version.output_probe = probes.get(version.pk)
+    current = next(
+        (v for v in versions if v.pk == config.current_version_id), config.current_version
+    )
     newest = versions[0].number if versions else None
     after = picked("b", newest)
     before = picked("a", after.number - 1 if after and after.number > 1 else None)
@@ -188,7 +196,7 @@ def config_detail(request: HttpRequest, config_id: int) -> HttpResponse:
         {
             "config": config,
             "versions": versions,
-            "current": config.current_version,
+            "current": current,
             "before": before,
             "after": after,
             "changes": changes,

@@ -3,68 +3,56 @@
 Every measure returns a ``Stat`` (or an ``Interval``) whose value is a finite float, or None
 with a ``reason``; degenerate data (no units, one category, no overlapping raters) never gives
 NaN or an exception. Misuse, such as sequences of different lengths, raises ValueError.
+
+The names below are imported from their modules on first use (PEP 562): most of them need
+numpy, and a module that only wants one pure helper (as the pages' wording wants
+`planning`) should not load numpy with it.
 """
 
-from leaderboard.stats.bootstrap import (
-    DEFAULT_RESAMPLES,
-    DEFAULT_SEED,
-    cluster_bootstrap_agreement,
-)
-from leaderboard.stats.confusion import BinaryConfusion, binary_confusion
-from leaderboard.stats.intervals import wilson_interval
-from leaderboard.stats.others import RaterAgreement, agreement_with_others
-from leaderboard.stats.pairwise import (
-    cohens_kappa,
-    cohens_kappa_table,
-    gwet_ac1_pair,
-    pabak,
-    percent_agreement,
-    percent_agreement_from_counts,
-)
-from leaderboard.stats.raters import (
-    fleiss_kappa,
-    fleiss_kappa_from_ratings,
-    gwet_ac1,
-    gwet_ac1_from_counts,
-    krippendorff_alpha,
-    krippendorff_alpha_from_counts,
-    pairwise_agreement,
-    pairwise_agreement_from_counts,
-)
-from leaderboard.stats.result import BootstrapInterval, Interval, Stat
-from leaderboard.stats.significance import (
-    AGREEMENT_GATE,
-    agreement_binomial_log10_p,
-    agreement_binomial_test,
-)
+from importlib import import_module
 
-__all__ = [
-    "AGREEMENT_GATE",
-    "DEFAULT_RESAMPLES",
-    "DEFAULT_SEED",
-    "BinaryConfusion",
-    "BootstrapInterval",
-    "Interval",
-    "RaterAgreement",
-    "Stat",
-    "agreement_binomial_log10_p",
-    "agreement_binomial_test",
-    "agreement_with_others",
-    "binary_confusion",
-    "cluster_bootstrap_agreement",
-    "cohens_kappa",
-    "cohens_kappa_table",
-    "fleiss_kappa",
-    "fleiss_kappa_from_ratings",
-    "gwet_ac1",
-    "gwet_ac1_from_counts",
-    "gwet_ac1_pair",
-    "krippendorff_alpha",
-    "krippendorff_alpha_from_counts",
-    "pabak",
-    "pairwise_agreement",
-    "pairwise_agreement_from_counts",
-    "percent_agreement",
-    "percent_agreement_from_counts",
-    "wilson_interval",
-]
+_HOMES = {
+    "DEFAULT_RESAMPLES": "leaderboard.stats.bootstrap",
+    "DEFAULT_SEED": "leaderboard.stats.bootstrap",
+    "cluster_bootstrap_agreement": "leaderboard.stats.bootstrap",
+    "BinaryConfusion": "leaderboard.stats.confusion",
+    "binary_confusion": "leaderboard.stats.confusion",
+    "wilson_interval": "leaderboard.stats.intervals",
+    "RaterAgreement": "leaderboard.stats.others",
+    "agreement_with_others": "leaderboard.stats.others",
+    "cohens_kappa": "leaderboard.stats.pairwise",
+    "cohens_kappa_table": "leaderboard.stats.pairwise",
+    "gwet_ac1_pair": "leaderboard.stats.pairwise",
+    "pabak": "leaderboard.stats.pairwise",
+    "percent_agreement": "leaderboard.stats.pairwise",
+    "percent_agreement_from_counts": "leaderboard.stats.pairwise",
+    "fleiss_kappa": "leaderboard.stats.raters",
+    "fleiss_kappa_from_ratings": "leaderboard.stats.raters",
+    "gwet_ac1": "leaderboard.stats.raters",
+    "gwet_ac1_from_counts": "leaderboard.stats.raters",
+    "krippendorff_alpha": "leaderboard.stats.raters",
+    "krippendorff_alpha_from_counts": "leaderboard.stats.raters",
+    "pairwise_agreement": "leaderboard.stats.raters",
+    "pairwise_agreement_from_counts": "leaderboard.stats.raters",
+    "BootstrapInterval": "leaderboard.stats.result",
+    "Interval": "leaderboard.stats.result",
+    "Stat": "leaderboard.stats.result",
+    "AGREEMENT_GATE": "leaderboard.stats.significance",
+    "agreement_binomial_log10_p": "leaderboard.stats.significance",
+    "agreement_binomial_test": "leaderboard.stats.significance",
+}
+
+__all__ = sorted(_HOMES)
+
+
+def __getattr__(name: str):
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(home), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_HOMES))

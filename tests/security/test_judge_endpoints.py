@@ -139,11 +139,14 @@ def test_a_refused_variable_stored_before_the_rules_is_never_read_or_sent(
         judge_run_start(benchmark=benchmark, systems=systems, config=JudgeConfig.objects.get())
     JudgeConfig.objects.filter(pk=config.pk).update(api_key_env="")
     run = judge_run_start(benchmark=benchmark, systems=systems, config=JudgeConfig.objects.get())
+    # Started with no key variable: the structured-output probe went out with no key.
+    (probe_headers,) = catcher.headers
+    assert probe_headers["authorization"] == "Bearer no-key-needed"
     JudgeRun.objects.filter(pk=run.pk).update(
         settings_snapshot={**run.settings_snapshot, "api_key_env": "DATABASE_URL"}
     )
     run_here(run_id=run.pk, lanes=2)
-    assert catcher.headers == []
+    assert catcher.headers == [probe_headers]
     failed = JudgeTask.objects.filter(run=run, status=JudgeTask.Status.FAILED)
     assert failed.count() == 8 and "never sent to a judge" in failed.first().last_error
 

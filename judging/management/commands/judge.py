@@ -10,6 +10,7 @@ from judging.management.commands._runs import (
     workers_dispatch,
 )
 from judging.management.commands._watch import EXIT_INTERRUPTED, execute_and_wait, summary_text
+from judging.selectors.output_mode import run_output_notice
 from judging.selectors.runs import interrupted_runs_of
 from judging.services.prompts import language_warning
 from judging.services.run_estimate import run_estimate
@@ -89,6 +90,9 @@ class Command(BaseCommand):
             )
         except RunNotStartable as exc:
             raise CommandError(str(exc)) from exc
+        notice = run_output_notice(run=run)
+        if notice is not None:
+            self.stderr.write(f"note: {notice.text()}")
         summary = execute_and_wait(
             run, via_workers=opts["via_workers"], quiet=opts["json"], processes=opts["processes"]
         )

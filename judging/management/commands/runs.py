@@ -10,6 +10,7 @@ from judging.management.commands._watch import (
     summary_text,
 )
 from judging.models import JudgeRun
+from judging.selectors.output_mode import run_output_notice
 from judging.selectors.runs import (
     failed_tasks,
     run_progress,
@@ -166,6 +167,9 @@ class Command(BaseCommand):
     def _work(self, run: JudgeRun, opts) -> None:
         """Work on the run here (or watch the workers do it) until it ends or is
         interrupted again; print the summary."""
+        notice = run_output_notice(run=run)
+        if notice is not None:
+            self.stderr.write(f"note: {notice.text()}")
         summary = execute_and_wait(
             run, via_workers=opts["via_workers"], quiet=opts["json"], processes=opts["processes"]
         )

@@ -7,7 +7,7 @@ import json
 import pytest
 from django.core.management import CommandError, call_command
 
-from judging.models import JudgeConfig, JudgeRun
+from judging.models import JudgeConfig, JudgeRun, OutputProbe
 
 # The command judges in threads of its own, which see only committed rows.
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -25,6 +25,8 @@ def _judge(simulator, capsys, *extra) -> dict:
 def test_the_dry_run_estimates_within_a_tenth_of_the_real_run(judged_benchmark, simulator, capsys):
     estimate = _judge(simulator, capsys, "--dry-run", "--price-in", "2", "--price-out", "8")
     assert not JudgeRun.objects.exists()  # nothing was created
+    assert simulator.stats()["requests"] == 0  # and nothing called, not even the probe
+    assert not OutputProbe.objects.exists()
     assert (estimate["tasks"], estimate["cached"], estimate["calls"]) == (8, 0, 8)
     summary = _judge(simulator, capsys)
     real = summary["prompt_tokens"] + summary["completion_tokens"]
@@ -51,3 +53,16 @@ def test_a_second_dry_run_finds_every_answer_cached(judged_benchmark, simulator,
 def test_a_negative_price_is_refused(judged_benchmark, simulator, capsys):
     with pytest.raises(CommandError, match="--price-in must not be negative"):
         _judge(simulator, capsys, "--dry-run", "--price-in", "-1")
+
+
+def test_a_dry_run_builds_the_requests_as_the_stored_probe_says(
+    judged_benchmark, simulator, capsys
+):
+    """The endpoint refused structured output: the runs ask for plain JSON, and so does the
+    estimate, which finds the first run's answers cached."""
+    simulator.configure(quirks="no_json_schema")
+    _judge(simulator, capsys)
+    requests = simulator.stats()["requests"]
+    again = _judge(simulator, capsys, "--dry-run")
+    assert (again["cached"], again["calls"]) == (8, 0)
+    assert simulator.stats()["requests"] == requests

@@ -10,7 +10,7 @@ from collections import Counter
 import pytest
 from django.core.management import call_command
 
-from judging.models import JudgeAttempt, JudgeLane, JudgeRun, JudgeTask, Verdict
+from judging.models import JudgeAttempt, JudgeLane, JudgeRun, JudgeTask, OutputProbe, Verdict
 from tests.judging.workers import ROOT, database_url, wait_for
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -67,9 +67,11 @@ def test_one_ctrl_c_records_the_calls_in_flight_and_says_how_to_resume(judged_be
     run = JudgeRun.objects.get()
     assert run.status == "interrupted"
     assert f"python manage.py runs resume {run.pk}" in out
-    # The two calls in flight were answered and recorded; nothing was called after them.
+    # The two calls in flight were answered and recorded; nothing was called after them
+    # (the one call before the tasks' asked whether the endpoint takes structured output).
     attempts = JudgeAttempt.objects.filter(task__run=run)
-    assert attempts.count() == simulator.stats()["requests"]
+    assert attempts.count() + 1 == simulator.stats()["requests"]
+    assert OutputProbe.objects.filter(judge_version=run.judge_version).count() == 1
     assert set(attempts.values_list("outcome", flat=True)) == {"ok"}
     assert 4 <= _done() < 8
     assert not JudgeTask.objects.filter(run=run, status="running").exists()

@@ -19,6 +19,9 @@ pytestmark = pytest.mark.django_db(transaction=True)
 # that works ends long before. Its lease is the timeout plus 10 s, so a re-lease happens
 # well within this bound.
 BOUND_SECONDS = 25
+# The one call asking whether the endpoint takes structured output, made before a judge
+# version's first run (services/output_probe.py); generation runs make none.
+PROBE = 1
 
 CAUSES = {
     "html": "HTTP 200 with text/html",
@@ -42,7 +45,7 @@ def test_a_reply_that_is_no_chat_completion_fails_the_task_once(
     run.refresh_from_db()
     assert run.status == JudgeRun.Status.FINISHED
     assert run.tasks.filter(status=JudgeTask.Status.FAILED).count() == 8
-    assert simulator.stats()["requests"] == 8  # one call per task, never leased again
+    assert simulator.stats()["requests"] == PROBE + 8  # one call per task, never leased again
     assert not Verdict.objects.filter(task__run=run).exists()
     for task in run.tasks.all():
         assert task.attempts == 1
@@ -63,7 +66,7 @@ def test_a_non_completion_is_retried_up_to_max_attempts(judged_benchmark, sim_co
     config = sim_config(max_attempts=3, timeout_seconds=1, max_concurrency=2)
     run = judge_run_start(benchmark=benchmark, systems=systems[:1], config=config)
     assert pool_run(run_id=run.pk, lanes=2, max_seconds=BOUND_SECONDS) == "finished"
-    assert simulator.stats()["requests"] == 4 * 3
+    assert simulator.stats()["requests"] == PROBE + 4 * 3
     assert run.tasks.filter(status="failed", attempts=3).count() == 4
     assert "gave up after 3 attempts" in run.tasks.first().last_error
 
@@ -97,7 +100,7 @@ def test_an_attempt_whose_lane_vanished_is_not_made_again_past_max_attempts(
 
     assert pool_run(run_id=run.pk, lanes=2, max_seconds=BOUND_SECONDS) == "finished"
 
-    assert simulator.stats()["requests"] == 5  # only the tasks never attempted
+    assert simulator.stats()["requests"] == PROBE + 5  # only the tasks never attempted
     for task in JudgeTask.objects.filter(pk__in=[t.pk for t in vanished]):
         assert task.status == "failed" and task.attempts == 1
         assert "attempt 1: no outcome was recorded" in task.last_error
@@ -121,7 +124,7 @@ def test_an_attempt_that_breaks_off_in_our_own_code_is_a_failed_attempt(
     config = sim_config(max_attempts=2, timeout_seconds=1, max_concurrency=2)
     run = judge_run_start(benchmark=benchmark, systems=systems, config=config)
     assert pool_run(run_id=run.pk, lanes=2, max_seconds=BOUND_SECONDS) == "finished"
-    assert simulator.stats()["requests"] == 8 * 2
+    assert simulator.stats()["requests"] == PROBE + 8 * 2
     assert run.tasks.filter(status="failed", attempts=2).count() == 8
     task = run.tasks.first()
     assert "broke off (RuntimeError: the check itself failed)" in task.last_error
