@@ -44,6 +44,12 @@ PAGE_SECTIONS: dict[str, tuple[str, str]] = {
     "leaderboard": ("researcher", "leaderboards"),
     "leaderboard-snapshot": ("researcher", "leaderboards"),
     "exports": ("researcher", "exports"),
+    "judge-selection": ("researcher", "choosing-a-judge"),
+    "rubric-health": ("researcher", "rubric-health"),
+    "review-guidance": ("expert", "worked-examples-and-the-faq"),
+    "review-discussion": ("expert", "discussing-an-item-after-the-round-closes"),
+    "review-faq": ("coordinator", "faq-worked-examples-and-threads"),
+    "review-examples": ("coordinator", "faq-worked-examples-and-threads"),
 }
 
 _HEADING_ID = re.compile(r'<h[1-4] id="([^"]+)"')
