@@ -6,6 +6,7 @@ from annotation.views import (
     guidance,
     imports,
     item_discussion,
+    review_adjudication,
     review_expert,
     review_manage,
     rubric_editor,
@@ -86,11 +87,13 @@ urlpatterns = [
         name="review-discussion",
     ),
     path(
-        "review/manage/adjudication/", review_manage.adjudication_list, name="review-adjudication"
+        "review/manage/adjudication/",
+        review_adjudication.adjudication_list,
+        name="review-adjudication",
     ),
     path(
         "review/manage/items/<int:item_id>/adjudicate/",
-        review_manage.adjudicate,
+        review_adjudication.adjudicate,
         name="review-adjudicate",
     ),
     path(

@@ -1,11 +1,10 @@
 """The coordinator's side of review: opening rounds, the dashboard, consensus,
-adjudication, guidelines and reference answers."""
+guidelines and reference answers (adjudication: review_adjudication.py)."""
 
 import csv
 
 from django.contrib import messages
 from django.contrib.auth import get_user_model
-from django.db.models import F
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
@@ -17,19 +16,14 @@ from annotation.models import (
     Assignment,
     AuditEvent,
     Benchmark,
-    Flag,
     Guideline,
     ReviewItem,
     ReviewRound,
     Vote,
 )
 from annotation.selectors.item_discussion import discussions_of_round
-from annotation.selectors.rater_pseudonyms import round_rater_pseudonyms
-from annotation.selectors.review import item_criteria, item_get_for_adjudicator, round_consensus
+from annotation.selectors.review import item_criteria, round_consensus
 from annotation.selectors.review_dashboard import (
-    QUEUE_NEEDED,
-    QUEUE_SPLITS,
-    adjudication_queue,
     round_dashboard,
 )
 from annotation.selectors.round_decisions import round_decision_notices
@@ -38,7 +32,6 @@ from annotation.selectors.round_work import (
     pool_removable,
     round_work_in_progress,
 )
-from annotation.services.review_adjudication import Decision, item_adjudicate
 from annotation.services.review_assignment import AssignmentRefused, assignment_reassign
 from annotation.services.review_rounds import (
     RoundInvalid,
@@ -48,8 +41,6 @@ from annotation.services.review_rounds import (
     round_set_status,
 )
 from annotation.services.review_votes import (
-    NOTE_MAX_LENGTH,
-    VoteRefused,
     reference_answers_set,
 )
 
@@ -267,98 +258,6 @@ def piece_rate_csv(request: HttpRequest, round_id: int) -> HttpResponse:
         earned = "" if row.earned is None else f"{row.earned:.2f}"
         writer.writerow([row.username, row.done, rate, earned])
     return response
-
-
-@permission_needed(ADJUDICATE)
-def adjudication_list(request: HttpRequest) -> HttpResponse:
-    round_id = request.GET.get("round", "")
-    round_ = get_object_or_404(ReviewRound, pk=int(round_id)) if round_id.isdigit() else None
-    rounds = ReviewRound.objects.order_by("-created")
-    show = QUEUE_SPLITS if request.GET.get("show") == QUEUE_SPLITS else QUEUE_NEEDED
-    return render(
-        request,
-        "annotation/review/adjudication_list.html",
-        {
-            "queue": adjudication_queue(round_=round_, adjudicator=request.user, show=show),
-            "round": round_,
-            "rounds": rounds,
-            "show": show,
-        },
-    )
-
-
-def _posted_decisions(request: HttpRequest, criteria) -> list[Decision]:
-    """The decisions and notes given per criterion, and the overall note (always recorded:
-    it marks the item as adjudicated)."""
-    decisions = []
-    for criterion in criteria:
-        choice = {"1": True, "0": False}.get(request.POST.get(f"decision-{criterion.pk}", ""))
-        note = request.POST.get(f"note-{criterion.pk}", "").strip()
-        if choice is not None or note:
-            decisions.append(Decision(criterion=criterion, decision=choice, note=note))
-    decisions.append(
-        Decision(criterion=None, decision=None, note=request.POST.get("note", "").strip())
-    )
-    return decisions
-
-
-@permission_needed(ADJUDICATE)
-def adjudicate(request: HttpRequest, item_id: int) -> HttpResponse:
-    """A senior expert sees the votes and notes (never the system) and records a decision."""
-    item = item_get_for_adjudicator(request.user, item_id)
-    criteria = item_criteria(assignment=Assignment(item=item))
-    error = ""
-    if request.method == "POST":
-        try:
-            item_adjudicate(
-                item=item, by=request.user, decisions=_posted_decisions(request, criteria)
-            )
-        except VoteRefused as exc:
-            error = str(exc)  # the page comes back with what was typed
-        else:
-            messages.success(request, _("Decision recorded; the raw votes are unchanged."))
-            return redirect("review-adjudication")
-    # Raters appear by their pseudonym: a known strict or lenient colleague would weigh on
-    # the decision.
-    names = round_rater_pseudonyms(round_=item.round)
-    votes = Vote.objects.filter(
-        assignment__item=item, revision=F("assignment__revision")
-    ).select_related("assignment")
-    by_criterion: dict[int, list[Vote]] = {}
-    for vote in sorted(votes, key=lambda v: names.get(v.assignment.expert_id, "")):
-        vote.rater = names.get(vote.assignment.expert_id, "")
-        by_criterion.setdefault(vote.criterion_id, []).append(vote)
-    labels = dict(Flag.Reason.choices)
-    flags = [
-        (labels.get(reason, reason), note)
-        for reason, note in item.assignments.filter(flags__isnull=False).values_list(
-            "flags__reason", "flags__note"
-        )
-    ]
-    posted = request.POST if error else {}
-    rows = [
-        {
-            "criterion": c,
-            "votes": by_criterion.get(c.pk, []),
-            "decision": posted.get(f"decision-{c.pk}", ""),
-            "note": posted.get(f"note-{c.pk}", ""),
-        }
-        for c in criteria
-    ]
-    return render(
-        request,
-        "annotation/review/adjudicate.html",
-        {
-            "item": item,
-            "case": item.response.case,
-            "rows": rows,
-            "flags": flags,
-            "error": error,
-            "note": posted.get("note", ""),
-            "note_limit": NOTE_MAX_LENGTH,
-        },
-        status=400 if error else 200,
-    )
 
 
 @permission_needed(MANAGE)

@@ -1,0 +1,110 @@
+"""Adjudication: the queue of items that need a senior expert's decision, and the decision
+page, which shows the raters' votes and notes under pseudonyms (never the system)."""
+
+from django.contrib import messages
+from django.db.models import F
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext as _
+
+from accounts.access import permission_needed
+from annotation.models import Assignment, Flag, ReviewRound, Vote
+from annotation.selectors.rater_pseudonyms import round_rater_pseudonyms
+from annotation.selectors.review import item_criteria, item_get_for_adjudicator
+from annotation.selectors.review_dashboard import QUEUE_NEEDED, QUEUE_SPLITS, adjudication_queue
+from annotation.services.review_adjudication import Decision, item_adjudicate
+from annotation.services.review_votes import NOTE_MAX_LENGTH, VoteRefused
+
+ADJUDICATE = "annotation.adjudicate"
+
+
+@permission_needed(ADJUDICATE)
+def adjudication_list(request: HttpRequest) -> HttpResponse:
+    round_id = request.GET.get("round", "")
+    round_ = get_object_or_404(ReviewRound, pk=int(round_id)) if round_id.isdigit() else None
+    rounds = ReviewRound.objects.order_by("-created")
+    show = QUEUE_SPLITS if request.GET.get("show") == QUEUE_SPLITS else QUEUE_NEEDED
+    return render(
+        request,
+        "annotation/review/adjudication_list.html",
+        {
+            "queue": adjudication_queue(round_=round_, adjudicator=request.user, show=show),
+            "round": round_,
+            "rounds": rounds,
+            "show": show,
+        },
+    )
+
+
+def _posted_decisions(request: HttpRequest, criteria) -> list[Decision]:
+    """The decisions and notes given per criterion, and the overall note (always recorded:
+    it marks the item as adjudicated)."""
+    decisions = []
+    for criterion in criteria:
+        choice = {"1": True, "0": False}.get(request.POST.get(f"decision-{criterion.pk}", ""))
+        note = request.POST.get(f"note-{criterion.pk}", "").strip()
+        if choice is not None or note:
+            decisions.append(Decision(criterion=criterion, decision=choice, note=note))
+    decisions.append(
+        Decision(criterion=None, decision=None, note=request.POST.get("note", "").strip())
+    )
+    return decisions
+
+
+@permission_needed(ADJUDICATE)
+def adjudicate(request: HttpRequest, item_id: int) -> HttpResponse:
+    """A senior expert sees the votes and notes (never the system) and records a decision."""
+    item = item_get_for_adjudicator(request.user, item_id)
+    criteria = item_criteria(assignment=Assignment(item=item))
+    error = ""
+    if request.method == "POST":
+        try:
+            item_adjudicate(
+                item=item, by=request.user, decisions=_posted_decisions(request, criteria)
+            )
+        except VoteRefused as exc:
+            error = str(exc)  # the page comes back with what was typed
+        else:
+            messages.success(request, _("Decision recorded; the raw votes are unchanged."))
+            return redirect("review-adjudication")
+    # Raters appear by their pseudonym: a known strict or lenient colleague would weigh on
+    # the decision.
+    names = round_rater_pseudonyms(round_=item.round)
+    votes = Vote.objects.filter(
+        assignment__item=item, revision=F("assignment__revision")
+    ).select_related("assignment")
+    by_criterion: dict[int, list[Vote]] = {}
+    for vote in sorted(votes, key=lambda v: names.get(v.assignment.expert_id, "")):
+        vote.rater = names.get(vote.assignment.expert_id, "")
+        by_criterion.setdefault(vote.criterion_id, []).append(vote)
+    labels = dict(Flag.Reason.choices)
+    flags = [
+        (labels.get(reason, reason), note)
+        for reason, note in item.assignments.filter(flags__isnull=False).values_list(
+            "flags__reason", "flags__note"
+        )
+    ]
+    posted = request.POST if error else {}
+    rows = [
+        {
+            "criterion": c,
+            "votes": by_criterion.get(c.pk, []),
+            "decision": posted.get(f"decision-{c.pk}", ""),
+            "note": posted.get(f"note-{c.pk}", ""),
+        }
+        for c in criteria
+    ]
+    return render(
+        request,
+        "annotation/review/adjudicate.html",
+        {
+            "item": item,
+            "case": item.response.case,
+            "rows": rows,
+            "flags": flags,
+            "error": error,
+            "note": posted.get("note", ""),
+            "note_limit": NOTE_MAX_LENGTH,
+        },
+        status=400 if error else 200,
+    )
