@@ -27,6 +27,7 @@ class Recorder:
         self.out_of_items = 0
         self.seconds = 0.0  # length of the measured phase
         self.cpu_line = ""
+        self.worker_cpu: float | None = None  # gunicorn workers' CPU seconds over the phase
 
     def latency(self, endpoint: str, seconds: float) -> None:
         with self.lock:

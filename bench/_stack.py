@@ -250,6 +250,13 @@ class CpuMeter:
                 continue
         return pids
 
+    def worker_seconds(self) -> float | None:
+        """CPU seconds of the gunicorn workers since the meter started (None off Linux)."""
+        end = self.snapshot()
+        if not end:
+            return None
+        return sum(v - self.start.get(k, 0.0) for k, v in end.items() if k.startswith("worker"))
+
     def report(self, seconds: float) -> str:
         end = self.snapshot()
         if not end:

@@ -18,6 +18,16 @@ while keeping the measure about serving requests rather than about a queue. --th
 drives the server flat out (capacity). The tables are ANALYZEd after seeding, as autovacuum
 does within a minute of a bulk load.
 
+Before that, the round opening: every expert, logged in, asks for the next item at the same
+moment (a barrier releases them together) and opens the page it leads to, as when a
+coordinator announces a new round. Its "next item" p95 is the figure of goal 3; every item
+is then checked to have no more assignments than the round's rater count.
+
+Then the annotation phase alone (experts only, for --annotation-duration seconds, no
+researchers) measures the gunicorn workers' CPU seconds per expert request (page load,
+autosave, submit, next), and the ceiling phase the same per bare-view request: their ratio
+is goal 2 (at most 3).
+
 Then the same clients hammer a view that does nothing (/bench/ceiling, mounted only with
 CONCORD_BENCH_CEILING) through the same gunicorn and middleware: the ceiling of the stack.
 Prints throughput, p50/p95/p99 per endpoint and the errors (any status other than 200 or
@@ -30,6 +40,7 @@ shares the machine with the server. Everything talks to 127.0.0.1 only.
 
     python bench/load.py
     python bench/load.py --duration 30 --workers 4 --threads 2
+    python bench/load.py --duration 0 --annotation-duration 30   # burst and ratios only
 """
 
 import argparse
@@ -40,7 +51,9 @@ import secrets
 import shutil
 import sys
 import tempfile
+import threading
 import time
+from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -73,6 +86,9 @@ RESEARCHER_PAGES = {
     "exports page": f"/benchmarks/{SLUG}/exports/",
 }
 CEILING = "bare view"
+BURST_NEXT, BURST_PAGE = "burst next", "burst first page"
+BURST_GOAL_MS = 300
+CPU_RATIO_GOAL = 3.0
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -82,6 +98,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--duration", type=float, default=60.0, help="seconds of load")
     parser.add_argument(
         "--ceiling-duration", type=float, default=None, help="seconds on the bare view"
+    )
+    parser.add_argument(
+        "--annotation-duration",
+        type=float,
+        default=30.0,
+        help="seconds of the experts-only phase that measures CPU per request (0: skip)",
     )
     parser.add_argument(
         "--workers", type=int, default=4, help="gunicorn worker processes (as deployed)"
@@ -101,6 +123,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--fraction", type=float, default=1.0, help="share of responses sampled")
     parser.add_argument("--raters", type=int, default=3)
     parser.add_argument("--server", default=DEFAULT_SERVER, help="PostgreSQL server")
+    parser.add_argument(
+        "--database", default=DATABASE, help="database to create (and drop) on the server"
+    )
     return parser.parse_args(argv)
 
 
@@ -227,6 +252,7 @@ def run_mixed(args, server: Gunicorn, seeded: dict, researchers: list[str]) -> R
                 job.result()
             recorder.seconds = time.perf_counter() - started
             recorder.cpu_line = cpu.report(recorder.seconds)
+            recorder.worker_cpu = cpu.worker_seconds()
     finally:
         for user in everyone:
             user.close()
@@ -236,8 +262,10 @@ def run_mixed(args, server: Gunicorn, seeded: dict, researchers: list[str]) -> R
 def run_ceiling(args, server: Gunicorn) -> Recorder:
     recorder = Recorder()
     seconds = args.ceiling_duration if args.ceiling_duration is not None else args.duration
+    seconds = seconds or args.annotation_duration or 10.0
     users = args.experts + args.researchers
     deadline = time.monotonic() + seconds
+    cpu = CpuMeter(server.process.pid)
     started = time.perf_counter()
     with ThreadPoolExecutor(max_workers=users) as pool:
         for job in [
@@ -245,7 +273,117 @@ def run_ceiling(args, server: Gunicorn) -> Recorder:
         ]:
             job.result()
     recorder.seconds = time.perf_counter() - started
+    recorder.cpu_line = cpu.report(recorder.seconds)
+    recorder.worker_cpu = cpu.worker_seconds()
     return recorder
+
+
+def run_burst(args, server: Gunicorn, seeded: dict) -> Recorder:
+    """Every expert asks for the next item of the freshly opened round at the same moment,
+    then opens the page it leads to."""
+    recorder = Recorder()
+    experts = [
+        Expert(
+            base_url=server.base_url,
+            username=name,
+            recorder=recorder,
+            seed=i,
+            think=0,
+            keep_alive=max(args.keep_alive, 30),
+        )
+        for i, name in enumerate(seeded["usernames"])
+    ]
+    gate = None
+    path = f"/review/rounds/{seeded['round_id']}/next/"
+
+    def open_round(expert: Expert) -> None:
+        gate.wait(timeout=120)
+        answer = expert.call(
+            BURST_NEXT,
+            "POST",
+            path,
+            data={"csrfmiddlewaretoken": expert.client.cookies.get("csrftoken", "")},
+            headers={"Referer": server.base_url + path},
+        )
+        if answer is not None and expert._is_work(answer):
+            expert.call(BURST_PAGE, "GET", answer.headers["location"])
+
+    try:
+        with ThreadPoolExecutor(max_workers=len(experts)) as pool:
+            logins = list(pool.map(Expert.login, experts))
+            ready = [e for e, ok in zip(experts, logins, strict=True) if ok]
+            gate = threading.Barrier(len(ready))
+            started = time.perf_counter()
+            list(pool.map(open_round, ready))
+            recorder.seconds = time.perf_counter() - started
+    finally:
+        for expert in experts:
+            expert.close()
+    return recorder
+
+
+def raters_exceeded(round_id: int) -> tuple[int, int, int]:
+    """(items over the rater count, items handed out, assignments) of the round."""
+    from annotation.models import Assignment, ReviewItem, ReviewRound
+
+    raters = ReviewRound.objects.get(pk=round_id).raters_per_item
+    per_item = Counter(
+        Assignment.objects.filter(item__round_id=round_id)
+        .exclude(status=Assignment.Status.SKIPPED)
+        .values_list("item_id", flat=True)
+    )
+    over = sum(1 for n in per_item.values() if n > raters)
+    over += ReviewItem.objects.filter(round_id=round_id, assigned_count__gt=raters).count()
+    return over, len(per_item), sum(per_item.values())
+
+
+def report_burst(args, burst: Recorder, round_id: int) -> bool:
+    over, items, assignments = raters_exceeded(round_id)
+    errors = sum(burst.errors.values())
+    values = burst.latencies.get(BURST_NEXT, [])
+    p95 = percentile(values, 95) * 1000 if values else float("nan")
+    print(
+        f"\nround opening: {args.experts} experts ask for the next item at the same moment: "
+        f"{assignments} assignments on {items} distinct items, items beyond "
+        f"{args.raters} raters: {over}; errors: {errors}"
+    )
+    for sample in burst.samples:
+        print(f"  e.g. {sample}")
+    print_table(burst, [BURST_NEXT, BURST_PAGE])
+    met = p95 < BURST_GOAL_MS and not over and not errors
+    print(
+        f"goal 3: 'next item' p95 under {BURST_GOAL_MS} ms with no item beyond the rater "
+        f"count: {p95:.0f} ms, {over} over ({'met' if met else 'missed'})"
+    )
+    return not errors and not over
+
+
+def run_annotation(args, server: Gunicorn, seeded: dict) -> Recorder:
+    """Experts only: the flow of the annotation page, to measure CPU per request."""
+    quiet = argparse.Namespace(**{**vars(args), "duration": args.annotation_duration})
+    return run_mixed(quiet, server, seeded, [])
+
+
+def report_cpu_ratio(annotation: Recorder, ceiling: Recorder) -> None:
+    requests = annotation.requests(EXPERT_ENDPOINTS)
+    bare = ceiling.requests([CEILING])
+    if not requests or not bare or annotation.worker_cpu is None:
+        return
+    per_request = annotation.worker_cpu / requests * 1000
+    per_bare = ceiling.worker_cpu / bare * 1000
+    ratio = per_request / per_bare
+    print(
+        f"\nannotation phase (experts only, {annotation.seconds:.1f} s): {requests} requests, "
+        f"{annotation.submits} submits, errors: {sum(annotation.errors.values())}"
+    )
+    if annotation.cpu_line:
+        print(annotation.cpu_line)
+    print_table(annotation, EXPERT_ENDPOINTS)
+    print(
+        f"goal 2: gunicorn worker CPU per annotation request {per_request:.2f} ms, per "
+        f"bare-view request {per_bare:.2f} ms: ratio {ratio:.2f} (goal <= "
+        f"{CPU_RATIO_GOAL:g}: {'met' if ratio <= CPU_RATIO_GOAL else 'missed'})"
+    )
 
 
 def report(args, mixed: Recorder, ceiling: Recorder) -> int:
@@ -292,11 +430,11 @@ def main() -> int:
     args = parse_args()
     var_dir = Path(tempfile.mkdtemp(prefix="concord-load-"))
     (var_dir / "staticfiles").mkdir()
-    env = server_env(f"{args.server}/{DATABASE}", var_dir, secrets.token_urlsafe(50))
+    env = server_env(f"{args.server}/{args.database}", var_dir, secrets.token_urlsafe(50))
     env["CONCORD_BENCH_CEILING"] = "true"
     os.environ.update(env)
     print(host_report(), flush=True)
-    recreate_database(args.server, DATABASE)
+    recreate_database(args.server, args.database)
     server = None
     status = 1
     try:
@@ -327,9 +465,17 @@ def main() -> int:
             f"{os.cpu_count()} CPUs shared with this client",
             flush=True,
         )
-        mixed = run_mixed(args, server, seeded, researchers)
+        burst = run_burst(args, server, seeded)
+        burst_ok = report_burst(args, burst, seeded["round_id"])
+        annotation = None
+        if args.annotation_duration > 0:
+            annotation = run_annotation(args, server, seeded)
+        mixed = run_mixed(args, server, seeded, researchers) if args.duration > 0 else None
         ceiling = run_ceiling(args, server)
-        status = report(args, mixed, ceiling)
+        if annotation is not None:
+            report_cpu_ratio(annotation, ceiling)
+        status = report(args, mixed, ceiling) if mixed is not None else 0
+        status = status or (0 if burst_ok else 1)
     finally:
         if server is not None:
             server.stop()
@@ -339,7 +485,7 @@ def main() -> int:
             connections.close_all()
         except Exception:  # Django may not be set up when an early step failed
             pass
-        drop_database(args.server, DATABASE)
+        drop_database(args.server, args.database)
         shutil.rmtree(var_dir, ignore_errors=True)
     return status
 

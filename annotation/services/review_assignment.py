@@ -2,6 +2,7 @@
 
 import math
 import time
+from dataclasses import dataclass
 
 from django.db import OperationalError, connection, transaction
 from django.db.models import (
@@ -77,11 +78,45 @@ def count_rows(queryset: QuerySet) -> QuerySet:
     return queryset.order_by().values(n=Func(F("pk"), function="COUNT"))
 
 
-def _preference(round_: ReviewRound, expert) -> list:
+@dataclass(frozen=True)
+class PoolPlace:
+    """Where an expert stands in a round's pool, for spreading the pool over the items: the
+    round's item count, its pool size and how many pool members have a smaller id."""
+
+    items: int
+    experts: int
+    position: int
+
+    def lanes(self, raters: int) -> tuple[int, int, int]:
+        """(lane width, first rank of the expert's lane, the expert's own first rank).
+        The seeded hand-out order is cut into one lane per `raters` experts; each expert
+        starts in their group's lane, one rank after the previous member, so experts who
+        ask at the same moment want different items, and the few who share a lane bring
+        its items to their rater count together (consensus still arrives early)."""
+        groups = max(1, math.ceil(self.experts / max(1, raters)))
+        width = max(1, math.ceil(self.items / groups))
+        lane_start = (self.position // max(1, raters)) * width
+        return width, lane_start, lane_start + self.position % max(1, raters)
+
+
+def _rotated_rank(start: int, items: int) -> Case:
+    """The seeded hand-out rank counted from `start`, wrapping around at the end (integer
+    arithmetic only, the same on every database)."""
+    return Case(
+        When(hand_out_rank__lt=start, then=F("hand_out_rank") + Value(items - start)),
+        default=F("hand_out_rank") - Value(start),
+        output_field=IntegerField(),
+    )
+
+
+def _preference(round_: ReviewRound, expert, place: PoolPlace) -> list:
     """Order of candidate items: the expert's specialities first; hard cases first for
-    experts accurate on reference items; items closest to complete first (so consensus
-    arrives early); then the round's seeded hand-out order (never the id order, which
-    follows the import system by system)."""
+    experts accurate on reference items; items of the expert's own lane of the seeded
+    order first (see PoolPlace); within it items closest to complete first (so consensus
+    arrives early); then the seeded hand-out order from the expert's own starting rank
+    (never the id order, which follows the import system by system). Alone in a pool, or
+    with fewer experts than raters, an expert has one lane starting at rank 0: the plain
+    seeded order."""
     profile = ExpertProfile.objects.filter(user=expert).first()
     specialities = profile.specialities if profile else []
     from annotation.selectors.review import expert_reference_accuracy
@@ -98,6 +133,7 @@ def _preference(round_: ReviewRound, expert) -> list:
                 output_field=IntegerField(),
             )
         )
+    width, lane_start, own_start = place.lanes(round_.raters_per_item)
     return [
         *order,
         Case(
@@ -105,8 +141,15 @@ def _preference(round_: ReviewRound, expert) -> list:
             default=Value(1 if accurate else 0),
             output_field=IntegerField(),
         ),
+        Func(
+            _rotated_rank(lane_start, place.items),
+            Value(width),
+            function="",
+            arg_joiner=" / ",
+            output_field=IntegerField(),
+        ),
         F("assigned_count").desc(),
-        "hand_out_rank",
+        _rotated_rank(own_start, place.items),
         "pk",
     ]
 
@@ -116,18 +159,18 @@ def assignment_next(*, expert, round_: ReviewRound) -> Assignment | None:
     left for them. Never gives an item more raters than the round asks for, nor the same
     item twice to one expert, however many experts ask at once; nor anything of a round
     whose votes the expert has read as adjudicator."""
-    in_pool, seen_votes = (
+    pool = ReviewRound.experts.through.objects.filter(reviewround=OuterRef("pk"))
+    in_pool, seen_votes, items, experts, position = (
         ReviewRound.objects.filter(pk=round_.pk)
         .values_list(
-            Exists(
-                ReviewRound.experts.through.objects.filter(
-                    reviewround=OuterRef("pk"), user=expert.pk
-                )
-            ),
+            Exists(pool.filter(user=expert.pk)),
             Exists(_votes_seen(round_, expert)),
+            *round_size_columns(),
+            Subquery(count_rows(pool.filter(user__lt=expert.pk))),
         )
         .get()
     )
+    place = PoolPlace(items=items, experts=experts, position=position)
     if not in_pool:
         raise AssignmentRefused(_("You are not in this round's expert pool."))
     if seen_votes:
@@ -140,7 +183,9 @@ def assignment_next(*, expert, round_: ReviewRound) -> Assignment | None:
     if round_.status != ReviewRound.Status.OPEN:
         raise AssignmentRefused(_("This round is not open."))
     for attempt in range(CLAIM_ATTEMPTS):
-        outcome = _claim_next(expert=expert, round_=round_, wait=attempt >= SKIP_ATTEMPTS)
+        outcome = _claim_next(
+            expert=expert, round_=round_, place=place, wait=attempt >= SKIP_ATTEMPTS
+        )
         if outcome is not _BUSY:
             return outcome
         # Every open item was being taken by someone else at this instant: look again.
@@ -161,26 +206,27 @@ LOCK_WAIT = "500ms"
 LOCK_NOT_AVAILABLE = "55P03"
 
 
-def _claim_next(*, expert, round_: ReviewRound, wait: bool):
+def _claim_next(*, expert, round_: ReviewRound, place: PoolPlace, wait: bool):
     try:
-        return _claim_next_locked(expert=expert, round_=round_, wait=wait)
+        return _claim_next_locked(expert=expert, round_=round_, place=place, wait=wait)
     except OperationalError as exc:
         if getattr(exc.__cause__, "sqlstate", None) == LOCK_NOT_AVAILABLE:
             return _BUSY
         raise
 
 
-def _claim_next_locked(*, expert, round_: ReviewRound, wait: bool):
+def _claim_next_locked(*, expert, round_: ReviewRound, place: PoolPlace, wait: bool):
     with transaction.atomic():
         mine = Assignment.objects.filter(expert=expert, item__round=round_).order_by("pk")
         statuses = list(mine.values_list("pk", "status"))
         current = next((pk for pk, status in statuses if status in OPEN_WORK), None)
         if current is not None:
             return mine.get(pk=current)
-        open_items = _items_open_to(expert, round_, statuses)
+        share = share_of(round_, items=place.items, experts=place.experts)
+        open_items = _items_open_to(expert, round_, statuses, share=share)
         if open_items is None:
             return None
-        candidates = open_items.order_by(*_preference(round_, expert))
+        candidates = open_items.order_by(*_preference(round_, expert, place))
         limit = 20
         if connection.features.has_select_for_update_skip_locked:
             # Lock one item only: locking every candidate would hide all of them from the
@@ -200,7 +246,9 @@ def _claim_next_locked(*, expert, round_: ReviewRound, wait: bool):
     return _BUSY if open_items.exists() else None
 
 
-def _items_open_to(expert, round_: ReviewRound, statuses: list) -> QuerySet | None:
+def _items_open_to(
+    expert, round_: ReviewRound, statuses: list, *, share: int | None = None
+) -> QuerySet | None:
     """Items the expert could be handed next (None: none, their capped share is full).
     `statuses` are (pk, status) of all their assignments in the round. An item they skipped
     keeps its assignment row, so it is never handed to them again; it does not use up their
@@ -208,7 +256,7 @@ def _items_open_to(expert, round_: ReviewRound, statuses: list) -> QuerySet | No
     open_items = ReviewItem.objects.filter(
         round=round_, assigned_count__lt=round_.raters_per_item
     ).exclude(assignments__expert=expert)
-    share = expert_share(round_)
+    share = expert_share(round_) if share is None else share
     taken = sum(1 for _pk, status in statuses if status != Assignment.Status.SKIPPED)
     if taken >= share:
         if round_.max_items_per_expert:

@@ -1,0 +1,100 @@
+"""A round opening: every expert of a large pool asks for their first item at the same
+moment. Run on PostgreSQL (row locks, real concurrency); the PostgreSQL stage of CI runs it."""
+
+import threading
+from collections import Counter
+
+import pytest
+from django.db import connection
+
+from accounts.roles import EXPERT
+from accounts.services import user_create_with_role
+from annotation.models import Assignment, Benchmark, ReviewItem, System
+from annotation.services.benchmark_import import benchmark_import
+from annotation.services.responses_import import responses_import
+from annotation.services.review_assignment import assignment_next
+from annotation.services.review_rounds import round_open
+from tests.conftest import jsonl_bytes, lines, question
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+EXPERTS = 50
+CASES = 40  # x 2 systems: 80 items, 240 places for 50 experts
+
+
+@pytest.fixture
+def large_round():
+    if connection.vendor != "postgresql":
+        pytest.skip("concurrent claims need PostgreSQL's row locks")
+    rows = [question(f"q{i:03d}") for i in range(CASES)]
+    benchmark_import(chunks=lines(jsonl_bytes(rows)), benchmark_slug="opening")
+    for name in ("SystemA", "SystemB"):
+        answers = [{"question_id": f"q{i:03d}", "response": f"回答 {i}"} for i in range(CASES)]
+        responses_import(
+            chunks=lines(jsonl_bytes(answers)), benchmark_slug="opening", system_name=name
+        )
+    experts = [
+        user_create_with_role(username=f"open{i:02d}", password="x-pass-123", role=EXPERT)
+        for i in range(EXPERTS)
+    ]
+    round_ = round_open(
+        benchmark=Benchmark.objects.get(slug="opening"),
+        name="opening",
+        systems=list(System.objects.all()),
+        experts=experts,
+        fraction=1.0,
+    )
+    return round_, experts
+
+
+def claim_at_once(round_, experts) -> tuple[dict, list]:
+    barrier = threading.Barrier(len(experts))
+    claimed: dict = {}
+    errors: list = []
+
+    def claim(expert) -> None:
+        try:
+            barrier.wait(timeout=60)
+            claimed[expert.pk] = assignment_next(expert=expert, round_=round_).item_id
+        except Exception as exc:  # reported to the test thread, which fails
+            errors.append(repr(exc))
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=claim, args=(e,)) for e in experts]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+    return claimed, errors
+
+
+def test_fifty_experts_opening_a_round_get_mostly_distinct_items_within_the_rater_count(
+    large_round,
+):
+    round_, experts = large_round
+    assert round_.items.count() == 2 * CASES
+    claimed, errors = claim_at_once(round_, experts)
+    assert errors == []
+    assert len(claimed) == EXPERTS  # everyone got an item
+    per_item = Counter(Assignment.objects.filter(item__round=round_).values_list("item", flat=True))
+    assert max(per_item.values()) <= round_.raters_per_item
+    assert sum(per_item.values()) == EXPERTS
+    counts = dict(ReviewItem.objects.filter(round=round_).values_list("pk", "assigned_count"))
+    assert all(counts[item] == n for item, n in per_item.items())
+    assert sum(counts.values()) == EXPERTS
+    # Each expert starts at their own place in the seeded order: the pool spreads out
+    # instead of queueing for the same first item.
+    assert len(per_item) >= 0.8 * EXPERTS
+
+
+def test_a_second_claim_at_once_fills_items_without_passing_the_rater_count(large_round):
+    round_, experts = large_round
+    claim_at_once(round_, experts)
+    Assignment.objects.filter(item__round=round_).update(status="submitted")
+    claimed, errors = claim_at_once(round_, experts)
+    assert errors == [] and len(claimed) == EXPERTS
+    per_item = Counter(Assignment.objects.filter(item__round=round_).values_list("item", flat=True))
+    assert max(per_item.values()) <= round_.raters_per_item
+    pairs = list(Assignment.objects.filter(item__round=round_).values_list("item", "expert"))
+    assert len(pairs) == len(set(pairs)) == 2 * EXPERTS
