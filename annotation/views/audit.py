@@ -5,12 +5,12 @@ import json
 from collections.abc import Iterator
 
 from django.core.paginator import Paginator
-from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils.http import urlencode
 
 from accounts.access import permission_needed
-from annotation.downloads import jsonl_download
+from annotation.downloads import jsonl_download, streamed_download
 from annotation.models import AuditEvent, Benchmark
 from annotation.selectors.audit import (
     EXPORT_COLUMNS,
@@ -75,6 +75,6 @@ def audit_export(request: HttpRequest, fmt: str) -> HttpResponse:
     if fmt == "jsonl":
         lines = (json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
         return jsonl_download(lines, "audit-log.jsonl")
-    response = StreamingHttpResponse(_csv_lines(rows), content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = 'attachment; filename="audit-log.csv"'
-    return response
+    return streamed_download(
+        _csv_lines(rows), filename="audit-log.csv", content_type="text/csv; charset=utf-8"
+    )

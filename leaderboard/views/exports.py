@@ -10,7 +10,6 @@ from django.http import (
     HttpRequest,
     HttpResponse,
     JsonResponse,
-    StreamingHttpResponse,
 )
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -18,6 +17,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from accounts.access import permission_needed
+from annotation.downloads import streamed_download
 from annotation.models import ReviewRound
 from annotation.selectors.benchmarks import benchmark_get
 from config.broker import BrokerUnreachable
@@ -150,9 +150,7 @@ def export_download(request: HttpRequest, slug: str, kind: str, fmt: str) -> Htt
         response["Content-Disposition"] = f'attachment; filename="{filename}"'
         return response
     lines = export_lines(kind=kind, fmt=fmt, round_=round_, run=run, profile=profile)
-    response = StreamingHttpResponse(lines, content_type=CONTENT_TYPES[fmt])
-    response["Content-Disposition"] = f'attachment; filename="{filename}"'
-    return response
+    return streamed_download(lines, filename=filename, content_type=CONTENT_TYPES[fmt])
 
 
 @permission_needed(EXPORT)
