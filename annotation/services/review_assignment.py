@@ -93,10 +93,14 @@ class PoolPlace:
         starts in their group's lane, one rank after the previous member, so experts who
         ask at the same moment want different items, and the few who share a lane bring
         its items to their rater count together (consensus still arrives early)."""
-        groups = max(1, math.ceil(self.experts / max(1, raters)))
-        width = max(1, math.ceil(self.items / groups))
-        lane_start = (self.position // max(1, raters)) * width
-        return width, lane_start, lane_start + self.position % max(1, raters)
+        raters = max(1, raters)
+        groups = max(1, math.ceil(self.experts / raters))
+        items = max(1, self.items)
+        # Starts spread evenly and always inside the order; lanes as wide as the smallest
+        # gap between two starts, so they never overlap.
+        width = max(1, items // groups)
+        lane_start = (self.position // raters) * items // groups % items
+        return width, lane_start, (lane_start + self.position % raters) % items
 
 
 def _rotated_rank(start: int, items: int) -> Case:
