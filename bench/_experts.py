@@ -195,3 +195,17 @@ class Expert:
 def percentile(values: list[float], p: float) -> float:
     ordered = sorted(values)
     return ordered[max(0, math.ceil(p / 100 * len(ordered)) - 1)]
+
+
+def print_table(recorder: Recorder, endpoints: list[str]) -> None:
+    print(f"{'endpoint':<18} {'count':>6} {'req/s':>7} {'p50':>8} {'p95':>8} {'p99':>8}  (ms)")
+    for endpoint in endpoints:
+        values = recorder.latencies.get(endpoint)
+        if not values:
+            continue
+        figures = [percentile(values, p) * 1000 for p in (50, 95, 99)]
+        rate = len(values) / recorder.seconds
+        print(
+            f"{endpoint:<18} {len(values):>6} {rate:>7.1f} "
+            + " ".join(f"{f:>8.1f}" for f in figures)
+        )

@@ -51,16 +51,15 @@ import secrets
 import shutil
 import sys
 import tempfile
-import threading
 import time
-from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench._experts import Expert, Recorder, percentile
+from bench._experts import Expert, Recorder, percentile, print_table
 from bench._host import host_report
+from bench._round_opening import report_burst, run_burst
 from bench._stack import (
     DEFAULT_SERVER,
     PASSWORD,
@@ -86,8 +85,6 @@ RESEARCHER_PAGES = {
     "exports page": f"/benchmarks/{SLUG}/exports/",
 }
 CEILING = "bare view"
-BURST_NEXT, BURST_PAGE = "burst next", "burst first page"
-BURST_GOAL_MS = 300
 CPU_RATIO_GOAL = 3.0
 
 
@@ -199,20 +196,6 @@ def hammer(base_url: str, recorder: Recorder, *, deadline: float) -> None:
                 recorder.error(CEILING, f"HTTP {response.status_code}")
 
 
-def print_table(recorder: Recorder, endpoints: list[str]) -> None:
-    print(f"{'endpoint':<18} {'count':>6} {'req/s':>7} {'p50':>8} {'p95':>8} {'p99':>8}  (ms)")
-    for endpoint in endpoints:
-        values = recorder.latencies.get(endpoint)
-        if not values:
-            continue
-        figures = [percentile(values, p) * 1000 for p in (50, 95, 99)]
-        rate = len(values) / recorder.seconds
-        print(
-            f"{endpoint:<18} {len(values):>6} {rate:>7.1f} "
-            + " ".join(f"{f:>8.1f}" for f in figures)
-        )
-
-
 def run_mixed(args, server: Gunicorn, seeded: dict, researchers: list[str]) -> Recorder:
     recorder = Recorder()
 
@@ -276,86 +259,6 @@ def run_ceiling(args, server: Gunicorn) -> Recorder:
     recorder.cpu_line = cpu.report(recorder.seconds)
     recorder.worker_cpu = cpu.worker_seconds()
     return recorder
-
-
-def run_burst(args, server: Gunicorn, seeded: dict) -> Recorder:
-    """Every expert asks for the next item of the freshly opened round at the same moment,
-    then opens the page it leads to."""
-    recorder = Recorder()
-    experts = [
-        Expert(
-            base_url=server.base_url,
-            username=name,
-            recorder=recorder,
-            seed=i,
-            think=0,
-            keep_alive=max(args.keep_alive, 30),
-        )
-        for i, name in enumerate(seeded["usernames"])
-    ]
-    gate = None
-    path = f"/review/rounds/{seeded['round_id']}/next/"
-
-    def open_round(expert: Expert) -> None:
-        gate.wait(timeout=120)
-        answer = expert.call(
-            BURST_NEXT,
-            "POST",
-            path,
-            data={"csrfmiddlewaretoken": expert.client.cookies.get("csrftoken", "")},
-            headers={"Referer": server.base_url + path},
-        )
-        if answer is not None and expert._is_work(answer):
-            expert.call(BURST_PAGE, "GET", answer.headers["location"])
-
-    try:
-        with ThreadPoolExecutor(max_workers=len(experts)) as pool:
-            logins = list(pool.map(Expert.login, experts))
-            ready = [e for e, ok in zip(experts, logins, strict=True) if ok]
-            gate = threading.Barrier(len(ready))
-            started = time.perf_counter()
-            list(pool.map(open_round, ready))
-            recorder.seconds = time.perf_counter() - started
-    finally:
-        for expert in experts:
-            expert.close()
-    return recorder
-
-
-def raters_exceeded(round_id: int) -> tuple[int, int, int]:
-    """(items over the rater count, items handed out, assignments) of the round."""
-    from annotation.models import Assignment, ReviewItem, ReviewRound
-
-    raters = ReviewRound.objects.get(pk=round_id).raters_per_item
-    per_item = Counter(
-        Assignment.objects.filter(item__round_id=round_id)
-        .exclude(status=Assignment.Status.SKIPPED)
-        .values_list("item_id", flat=True)
-    )
-    over = sum(1 for n in per_item.values() if n > raters)
-    over += ReviewItem.objects.filter(round_id=round_id, assigned_count__gt=raters).count()
-    return over, len(per_item), sum(per_item.values())
-
-
-def report_burst(args, burst: Recorder, round_id: int) -> bool:
-    over, items, assignments = raters_exceeded(round_id)
-    errors = sum(burst.errors.values())
-    values = burst.latencies.get(BURST_NEXT, [])
-    p95 = percentile(values, 95) * 1000 if values else float("nan")
-    print(
-        f"\nround opening: {args.experts} experts ask for the next item at the same moment: "
-        f"{assignments} assignments on {items} distinct items, items beyond "
-        f"{args.raters} raters: {over}; errors: {errors}"
-    )
-    for sample in burst.samples:
-        print(f"  e.g. {sample}")
-    print_table(burst, [BURST_NEXT, BURST_PAGE])
-    met = p95 < BURST_GOAL_MS and not over and not errors
-    print(
-        f"goal 3: 'next item' p95 under {BURST_GOAL_MS} ms with no item beyond the rater "
-        f"count: {p95:.0f} ms, {over} over ({'met' if met else 'missed'})"
-    )
-    return not errors and not over
 
 
 def run_annotation(args, server: Gunicorn, seeded: dict) -> Recorder:
