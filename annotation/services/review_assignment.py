@@ -89,38 +89,25 @@ class PoolPlace:
 
     def lanes(self, raters: int) -> tuple[int, int, int]:
         """(lane width, first rank of the expert's lane, the expert's own first rank).
-        The seeded hand-out order is cut into one lane per `raters` experts; each expert
-        starts in their group's lane, one rank after the previous member, so experts who
-        ask at the same moment want different items, and the few who share a lane bring
-        its items to their rater count together (consensus still arrives early)."""
+
+        Experts start at consecutive places of the seeded hand-out order, one each, so a
+        pool asking at the same moment wants different items; every `raters` of them share
+        a lane of `raters` items and bring it to its rater count together. Lanes sit side by
+        side at the front of the order, never spread over it: items settle in hand-out
+        order, which the sequential gate counts in (an item enters its evidence once every
+        item before it is settled), so it can decide early."""
         raters = max(1, raters)
-        groups = max(1, math.ceil(self.experts / raters))
         items = max(1, self.items)
-        # Starts spread evenly and always inside the order; lanes as wide as the smallest
-        # gap between two starts, so they never overlap.
-        width = max(1, items // groups)
-        lane_start = (self.position // raters) * items // groups % items
-        return width, lane_start, (lane_start + self.position % raters) % items
+        lane_start = (self.position // raters) * raters % items
+        return raters, lane_start, self.position % items
 
 
-def _rotated_rank(start: int, items: int) -> Case:
-    """The seeded hand-out rank counted from `start`, wrapping around at the end (integer
-    arithmetic only, the same on every database)."""
-    return Case(
-        When(hand_out_rank__lt=start, then=F("hand_out_rank") + Value(items - start)),
-        default=F("hand_out_rank") - Value(start),
-        output_field=IntegerField(),
-    )
-
-
-def _preference(round_: ReviewRound, expert, place: PoolPlace) -> list:
+def _preference(round_: ReviewRound, expert, place: PoolPlace, *, first: bool) -> list:
     """Order of candidate items: the expert's specialities first; hard cases first for
-    experts accurate on reference items; items of the expert's own lane of the seeded
-    order first (see PoolPlace); within it items closest to complete first (so consensus
-    arrives early); then the seeded hand-out order from the expert's own starting rank
-    (never the id order, which follows the import system by system). Alone in a pool, or
-    with fewer experts than raters, an expert has one lane starting at rank 0: the plain
-    seeded order."""
+    experts accurate on reference items; items closest to complete (so consensus arrives
+    early); on the expert's first claim of the round, their own place and lane (see
+    PoolPlace); then the round's seeded hand-out order (never the id order, which follows
+    the import system by system)."""
     profile = ExpertProfile.objects.filter(user=expert).first()
     specialities = profile.specialities if profile else []
     from annotation.selectors.review import expert_reference_accuracy
@@ -137,23 +124,30 @@ def _preference(round_: ReviewRound, expert, place: PoolPlace) -> list:
                 output_field=IntegerField(),
             )
         )
+    if accurate:
+        # Others are not steered away from hard cases: hard cases handed out last would hold
+        # back the settled prefix, and the sequential gate with it, until the end of the round.
+        order.append(
+            Case(
+                When(response__case__difficulty="hard", then=Value(0)),
+                default=Value(1),
+                output_field=IntegerField(),
+            )
+        )
+    if not first:
+        return [*order, F("assigned_count").desc(), "hand_out_rank", "pk"]
+    # A round opening: among items nobody holds yet, each expert's first claim goes to their
+    # own place in their lane, so a pool asking at once spreads over different items instead
+    # of queueing for one. An item someone already holds still comes first (closest to
+    # complete): experts who ask one after the other share it, and consensus arrives early.
     width, lane_start, own_start = place.lanes(round_.raters_per_item)
+    lane = [(lane_start + k) % max(1, place.items) for k in range(width)]
     return [
         *order,
-        Case(
-            When(response__case__difficulty="hard", then=Value(0 if accurate else 1)),
-            default=Value(1 if accurate else 0),
-            output_field=IntegerField(),
-        ),
-        Func(
-            _rotated_rank(lane_start, place.items),
-            Value(width),
-            function="",
-            arg_joiner=" / ",
-            output_field=IntegerField(),
-        ),
         F("assigned_count").desc(),
-        _rotated_rank(own_start, place.items),
+        Case(When(hand_out_rank=own_start, then=Value(0)), default=Value(1)),
+        Case(When(hand_out_rank__in=lane, then=Value(0)), default=Value(1)),
+        "hand_out_rank",
         "pk",
     ]
 
@@ -230,7 +224,7 @@ def _claim_next_locked(*, expert, round_: ReviewRound, place: PoolPlace, wait: b
         open_items = _items_open_to(expert, round_, statuses, share=share)
         if open_items is None:
             return None
-        candidates = open_items.order_by(*_preference(round_, expert, place))
+        candidates = open_items.order_by(*_preference(round_, expert, place, first=not statuses))
         limit = 20
         if connection.features.has_select_for_update_skip_locked:
             # Lock one item only: locking every candidate would hide all of them from the

@@ -1,8 +1,11 @@
-"""Sessions live in a signed cookie: a signed-in request reads no session row, and the
-account checks that end a session still apply on every request."""
+"""Where sessions live. By default in the database: signing out ends the session, so a copy
+of the cookie taken before is refused. With the signed-cookie option a signed-in request
+reads no session row; either way a new password or a deactivated account ends the session
+on the next request."""
 
 import pytest
 from django.db import connection
+from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
@@ -12,20 +15,37 @@ from tests.conftest import client_for
 
 pytestmark = pytest.mark.django_db
 
+SIGNED_COOKIES = "django.contrib.sessions.backends.signed_cookies"
+DATABASE = "django.contrib.sessions.backends.db"
+
 
 @pytest.fixture
 def expert():
     return user_create_with_role(username="cookie-e", password="x-pass-123", role=EXPERT)
 
 
-def test_a_signed_in_page_reads_no_session_from_the_database(expert):
+def test_by_default_signing_out_ends_a_copied_session(expert, settings):
+    assert settings.SESSION_ENGINE == DATABASE
+    client = client_for(expert)
+    cookie = client.cookies[settings.SESSION_COOKIE_NAME].value
+    copy = Client()
+    copy.cookies[settings.SESSION_COOKIE_NAME] = cookie
+    assert copy.get(reverse("review-my-work")).status_code == 200
+    client.post(reverse("logout"))
+    assert copy.get(reverse("review-my-work")).status_code == 302  # to the login page
+
+
+def test_with_signed_cookies_a_page_reads_no_session_row(expert, settings):
+    settings.SESSION_ENGINE = SIGNED_COOKIES
     client = client_for(expert)
     with CaptureQueriesContext(connection) as queries:
         assert client.get(reverse("review-my-work")).status_code == 200
     assert not any("django_session" in q["sql"] for q in queries.captured_queries)
 
 
-def test_a_deactivated_account_or_a_new_password_ends_the_session(expert):
+@pytest.mark.parametrize("engine", [DATABASE, SIGNED_COOKIES])
+def test_a_deactivated_account_or_a_new_password_ends_the_session(expert, settings, engine):
+    settings.SESSION_ENGINE = engine
     client = client_for(expert)
     assert client.get(reverse("review-my-work")).status_code == 200
     expert.set_password("another-pass-456")

@@ -5,7 +5,7 @@ import threading
 from collections import Counter
 
 import pytest
-from django.db import connection
+from django.db import connection, transaction
 
 from accounts.roles import EXPERT
 from accounts.services import user_create_with_role
@@ -87,18 +87,9 @@ def test_fifty_experts_opening_a_round_get_mostly_distinct_items_within_the_rate
     counts = dict(ReviewItem.objects.filter(round=round_).values_list("pk", "assigned_count"))
     assert all(counts[item] == n for item, n in per_item.items())
     assert sum(counts.values()) == EXPERTS
-    # Each expert starts at their own place in their group's lane of the seeded order (a
-    # group per three experts, the rater count): the pool spreads over the lanes instead of
-    # queueing for the same first item, and only the experts of one lane ever share an item
-    # (those who ask after a lane-mate's claim is committed join that item, which brings it
-    # to consensus early). Threads of one process are never quite simultaneous: how many
-    # share depends on timing, so the count of distinct items is bounded by the lanes only.
-    lane = {e.pk: i // round_.raters_per_item for i, e in enumerate(sorted(experts, key=pk))}
-    lanes_of_item: dict = {}
-    for item, expert in Assignment.objects.filter(item__round=round_).values_list("item", "expert"):
-        lanes_of_item.setdefault(item, set()).add(lane[expert])
-    assert all(len(lanes) == 1 for lanes in lanes_of_item.values())
-    assert len(per_item) >= len(set(lane.values())) == 17
+    # However the threads interleave, no item gets more raters than the round asks for, and
+    # the pool covers at least one item per three experts.
+    assert len(per_item) >= -(-EXPERTS // round_.raters_per_item)
 
 
 def test_a_second_claim_at_once_fills_items_without_passing_the_rater_count(large_round):
@@ -111,3 +102,15 @@ def test_a_second_claim_at_once_fills_items_without_passing_the_rater_count(larg
     assert max(per_item.values()) <= round_.raters_per_item
     pairs = list(Assignment.objects.filter(item__round=round_).values_list("item", "expert"))
     assert len(pairs) == len(set(pairs)) == 2 * EXPERTS
+
+
+def test_each_expert_s_first_claim_in_an_untouched_round_is_their_own_place(large_round):
+    """What a simultaneous opening relies on: asked first, before anyone holds an item, each
+    expert of the pool wants a different item, at their own place in the seeded order."""
+    round_, experts = large_round
+    wanted = []
+    for expert in sorted(experts, key=pk):
+        with transaction.atomic():
+            wanted.append(assignment_next(expert=expert, round_=round_).item.hand_out_rank)
+            transaction.set_rollback(True)  # the round stays untouched for the next expert
+    assert wanted == list(range(EXPERTS))
