@@ -42,8 +42,13 @@ def test_deactivating_an_expert_releases_their_unopened_items(review_round, expe
     assert not Assignment.objects.filter(pk=handed.pk).exists()
     item.refresh_from_db()
     assert item.assigned_count == 0
-    # Someone else gets it now.
-    assert assignment_next(expert=experts[1], round_=review_round).item_id == item.pk
+    # It is handed out again: the others' work now includes it.
+    handed_again = set()
+    for expert in experts[1:3]:
+        while (a := assignment_next(expert=expert, round_=review_round)) is not None:
+            handed_again.add(a.item_id)
+            Assignment.objects.filter(pk=a.pk).update(status="submitted")
+    assert item.pk in handed_again
     event = AuditEvent.objects.get(action=AuditEvent.Action.ASSIGNMENTS_RELEASED)
     assert event.actor == coordinator
     assert event.details == {"user": "exp1", "released": 1}
