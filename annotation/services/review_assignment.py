@@ -87,19 +87,19 @@ class PoolPlace:
     experts: int
     position: int
 
-    def lanes(self, raters: int) -> tuple[int, int, int]:
-        """(lane width, first rank of the expert's lane, the expert's own first rank).
+    def first_places(self, raters: int) -> tuple[int, list[int]]:
+        """The expert's own first rank in the seeded hand-out order, and the ranks of their
+        lane.
 
-        Experts start at consecutive places of the seeded hand-out order, one each, so a
-        pool asking at the same moment wants different items; every `raters` of them share
-        a lane of `raters` items and bring it to its rater count together. Lanes sit side by
-        side at the front of the order, never spread over it: items settle in hand-out
-        order, which the sequential gate counts in (an item enters its evidence once every
-        item before it is settled), so it can decide early."""
-        raters = max(1, raters)
-        items = max(1, self.items)
-        lane_start = (self.position // raters) * raters % items
-        return raters, lane_start, self.position % items
+        Experts start at consecutive places of the order, one each, so a pool asking at the
+        same moment wants different items; every `raters` of them share a lane of `raters`
+        items and bring it to its rater count together. Lanes sit side by side at the front
+        of the order, never spread over it: items settle in hand-out order, which the
+        sequential gate counts in (an item enters its evidence once every item before it is
+        settled), so it can decide early."""
+        raters, items = max(1, raters), max(1, self.items)
+        lane_start = self.position - self.position % raters
+        return self.position % items, [(lane_start + k) % items for k in range(raters)]
 
 
 def _preference(round_: ReviewRound, expert, place: PoolPlace, *, first: bool) -> list:
@@ -140,8 +140,7 @@ def _preference(round_: ReviewRound, expert, place: PoolPlace, *, first: bool) -
     # own place in their lane, so a pool asking at once spreads over different items instead
     # of queueing for one. An item someone already holds still comes first (closest to
     # complete): experts who ask one after the other share it, and consensus arrives early.
-    width, lane_start, own_start = place.lanes(round_.raters_per_item)
-    lane = [(lane_start + k) % max(1, place.items) for k in range(width)]
+    own_start, lane = place.first_places(round_.raters_per_item)
     return [
         *order,
         F("assigned_count").desc(),
