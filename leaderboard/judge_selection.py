@@ -39,7 +39,10 @@ def cost_per_thousand(
     `tasks` responses reported (retries included: they are paid for too)."""
     if not tasks:
         return Stat.undefined(NO_USAGE_RECORDED)
-    if not price_prompt_per_1k and not price_completion_per_1k:
+    # A price of 0 is a price nobody set (the configuration's default), not a free token.
+    if (prompt_tokens and not price_prompt_per_1k) or (
+        completion_tokens and not price_completion_per_1k
+    ):
         return Stat.undefined(NO_PRICES)
     spent = (
         Decimal(prompt_tokens) * price_prompt_per_1k

@@ -38,8 +38,9 @@ def cost_agreement_chart(judges: list[ChartJudge], threshold: float) -> dict | N
     if not judges:
         return None
     plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
-    step = _nice_step(max(max(j.cost for j in judges) * 1.05, 1e-9))
-    x_max = step * math.ceil(max(j.cost for j in judges) * 1.05 / step)
+    span = max(max(j.cost for j in judges) * 1.05, 1e-9)
+    step = _nice_step(span)
+    x_max = step * max(1, math.ceil(span / step))
     lowest = min([threshold, *(j.low if j.low is not None else j.agreement for j in judges)])
     y_step = 0.1 if lowest >= 0.55 else 0.2
     y_min = max(0.0, round(math.floor((lowest - 0.05) / y_step) * y_step, 10))

@@ -75,7 +75,7 @@ SENTENCES: dict[str, str] = {
     stats.NO_VOTES: gettext_noop("no expert voted on any unit of the round"),
     stats.NO_PAIRED_UNITS: gettext_noop("no units with a majority and both runs' verdicts"),
     stats.NO_PRICES: gettext_noop(
-        "the judge configuration has no prices (both are 0), so its cost is unknown"
+        "the judge configuration has no price (0) for tokens its calls used, so its cost is unknown"
     ),
     stats.NO_USAGE_RECORDED: gettext_noop(
         "no call of these runs on the round recorded its tokens (imported verdicts or "

@@ -55,7 +55,10 @@ def selection_round(*, ref: str, benchmark: Benchmark | None = None) -> ReviewRo
         rounds = rounds.filter(benchmark=benchmark)
     named = Q(name=ref) | Q(pk=int(ref)) if ref.isdigit() else Q(name=ref)
     found = list(rounds.filter(named)[:10])
-    by_name = [r for r in found if r.name == ref] or found
+    # Within a benchmark an id comes first, as the agreement page links by id; across
+    # benchmarks a name does.
+    by_id = [r for r in found if str(r.pk) == ref] if benchmark is not None else []
+    by_name = by_id or [r for r in found if r.name == ref] or found
     if not by_name:
         raise SelectionInvalid(_("No review round %(ref)s.") % {"ref": repr(ref)})
     if len(by_name) > 1:
@@ -202,9 +205,12 @@ def judge_selection(*, round_: ReviewRound, resamples: int = DEFAULT_RESAMPLES) 
             threshold=threshold,
             rule=rule,
             resamples=resamples,
+            # Only the sequential rule reads the test; the page shows no sequential block.
             sequential=sequential_block(
                 units, ranks, raters_per_item=round_.raters_per_item, threshold=threshold
-            ),
+            )
+            if rule == GateRule.SEQUENTIAL
+            else None,
         )
         on_frozen = all(
             tasks.get(response) is not None and tasks[response].rubric_version == version

@@ -1,10 +1,16 @@
-"""The pure parts of choosing a judge (no database): cost per 1,000 responses, median
+"""The parts of choosing a judge that need no judge run: cost per 1,000 responses, median
 latency, the ranking, the cheapest passing judge, the paired difference and the chart."""
 
 from decimal import Decimal
 
 import pytest
 
+from accounts.roles import EXPERT
+from accounts.services import user_create_with_role
+from annotation.models import Benchmark, System
+from annotation.services.benchmark_import import benchmark_import
+from annotation.services.responses_import import responses_import
+from annotation.services.review_rounds import round_open
 from leaderboard.judge_selection import (
     Agreeing,
     Candidate,
@@ -15,6 +21,8 @@ from leaderboard.judge_selection import (
     versus_best,
 )
 from leaderboard.judge_selection_chart import ChartJudge, cost_agreement_chart
+from leaderboard.selectors.judge_selection import selection_round
+from tests.conftest import jsonl_bytes, lines, question
 
 
 def test_cost_per_thousand_responses_and_its_reasons():
@@ -103,3 +111,50 @@ def test_the_chart_places_points_inside_the_plot():
         assert chart["top"] <= point["y_high"] <= point["cy"] <= point["y_low"] <= chart["bottom"]
     assert chart["top"] < chart["threshold_y"] < chart["bottom"]
     assert [p["label"] for p in chart["points"]] == ["b", "a"]  # cheapest first
+
+
+def test_a_price_left_at_0_for_tokens_used_is_unknown_not_free():
+    half = cost_per_thousand(
+        prompt_tokens=10_000, completion_tokens=2_000, tasks=4,
+        price_prompt_per_1k=Decimal("0.002"), price_completion_per_1k=Decimal(0),
+    )  # fmt: skip
+    assert half.value is None and half.reason == "no_prices"
+    # No completion tokens used: the missing completion price changes nothing.
+    prompt_only = cost_per_thousand(
+        prompt_tokens=10_000, completion_tokens=0, tasks=4,
+        price_prompt_per_1k=Decimal("0.002"), price_completion_per_1k=Decimal(0),
+    )  # fmt: skip
+    assert prompt_only.value == pytest.approx(5.0)
+
+
+def test_the_chart_places_judges_that_cost_nothing():
+    judge = ChartJudge(
+        label="local v1", cost=0.0, agreement=0.8, low=0.7, high=0.9, passed=True, cheapest=True
+    )
+    chart = cost_agreement_chart([judge], threshold=0.75)
+    assert chart is not None and chart["points"][0]["cx"] == chart["left"]
+
+
+@pytest.mark.django_db
+def test_within_a_benchmark_a_round_id_wins_over_a_round_named_like_it():
+    benchmark_import(chunks=lines(jsonl_bytes([question("c1")])), benchmark_slug="hb")
+    responses_import(
+        chunks=lines(jsonl_bytes([{"question_id": "c1", "response": "嗯"}])),
+        benchmark_slug="hb",
+        system_name="Sys",
+    )
+    benchmark = Benchmark.objects.get(slug="hb")
+    systems = list(System.objects.all())
+    experts = [
+        user_create_with_role(username=f"e{i}", password="x-pass-123", role=EXPERT)
+        for i in range(3)
+    ]
+    first = round_open(
+        benchmark=benchmark, name="first", systems=systems, experts=experts, fraction=1.0
+    )
+    named_like = round_open(
+        benchmark=benchmark, name=str(first.pk), systems=systems, experts=experts, fraction=1.0
+    )
+    # The agreement page links by id: ?round=<id> opens that round, not one named "<id>".
+    assert selection_round(ref=str(first.pk), benchmark=benchmark) == first
+    assert selection_round(ref=str(named_like.pk), benchmark=benchmark) == named_like
