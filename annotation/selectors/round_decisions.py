@@ -26,7 +26,9 @@ def round_decision_notices(*, round_ids: Iterable[int]) -> dict[int, dict]:
     wanted = set(round_ids)
     notices: dict[int, dict] = {}
     for created, details in (
-        AuditEvent.objects.filter(action=AuditEvent.Action.ROUND_DECIDED)
+        AuditEvent.objects.filter(
+            action=AuditEvent.Action.ROUND_DECIDED, details__round_id__in=list(wanted)
+        )
         .order_by("created", "pk")
         .values_list("created", "details")
     ):

@@ -194,7 +194,12 @@ def assignment_submit(
         _credit(locked, active_seconds, now)
         locked.draft = {}
         locked.save()
-        round_ratings_changed_on_commit(assignment.item.round_id)
+        # Only a settled item (all its raters' work in) can move the round's sequential
+        # test: an item enters its evidence once it and every item before it are settled.
+        item = assignment.item
+        settled = Assignment.objects.filter(item_id=item.pk, status=Assignment.Status.SUBMITTED)
+        if settled.count() >= item.round.raters_per_item:
+            round_ratings_changed_on_commit(item.round_id)
     # The caller's object already has its item and round loaded; the locked copy does not.
     if assignment.item.round.is_calibration:
         _update_calibration(locked, assignment.item.round)

@@ -154,23 +154,37 @@ def test_closing_without_release_keeps_handed_out_items(demo):
     assert Assignment.objects.filter(pk=handed.pk).exists()
 
 
-def test_a_submission_triggers_the_check_after_commit(demo, django_capture_on_commit_callbacks):
+def _submit_all_hit(assignment):
+    assignment_submit(
+        assignment=assignment,
+        votes=[
+            VoteInput(criterion_id=c.pk, hit=True)
+            for c in assignment.item.rubric_version.criteria.all()
+        ],
+        comment="",
+        active_seconds=0,
+        base_revision=0,
+    )
+
+
+def test_a_settling_submission_queues_the_check_after_commit(
+    demo, django_capture_on_commit_callbacks, monkeypatch
+):
     round_ = ReviewRound.objects.get(name=DEMO_ROUND)
     ReviewRound.objects.filter(pk=round_.pk).update(close_when_decided=True)
-    assignment = assignment_next(expert=round_.experts.first(), round_=round_)
-    with django_capture_on_commit_callbacks(execute=True) as callbacks:
-        assignment_submit(
-            assignment=assignment,
-            votes=[
-                VoteInput(criterion_id=c.pk, hit=True)
-                for c in assignment.item.rubric_version.criteria.all()
-            ],
-            comment="",
-            active_seconds=0,
-            base_revision=0,
-        )
-    assert len(callbacks) == 1
-    # One item rated by one expert decides nothing: the round stays open, nothing recorded.
+    queued = []
+    monkeypatch.setattr("leaderboard.tasks.round_decision_check_task.delay", queued.append)
+    experts = list(round_.experts.order_by("pk"))
+    first = assignment_next(expert=experts[0], round_=round_)
+    with django_capture_on_commit_callbacks(execute=True):
+        _submit_all_hit(first)
+    # One rating of an item settles nothing, so nothing can move the test: no check.
+    assert queued == []
+    for expert in experts[1 : round_.raters_per_item]:
+        with django_capture_on_commit_callbacks(execute=True):
+            _submit_all_hit(assignment_next(expert=expert, round_=round_))
+    # The item's last rater settles it: the check is queued for this round, once.
+    assert queued == [round_.pk]
     round_.refresh_from_db()
     assert round_.status == ReviewRound.Status.OPEN
     assert not AuditEvent.objects.filter(action=DECIDED, details__round_id=round_.pk).exists()
