@@ -24,7 +24,13 @@ from judging.prompting import SCHEMA_NAME, JudgeRequest, verdict_schema
 _REFUSAL_STATUSES = (400, 422)
 _MESSAGE_LIMIT = 300
 _PROBE_MAX_TOKENS = 512
-_KEY_LIKE = re.compile(r"\b(?:sk|pk|rk|key)-[A-Za-z0-9_\-]{6,}|Bearer\s+\S+", re.I)
+# Key-shaped words: the usual prefixes (sk-, gsk_, hf_, xai-, AIza...) and any long run of
+# letters and digits, which a provider's error text has no other reason to hold.
+_KEY_LIKE = re.compile(
+    r"\b(?:sk|pk|rk|key|gsk|hf|xai)[-_][A-Za-z0-9_\-]{6,}|\bAIza[A-Za-z0-9_\-]{10,}"
+    r"|Bearer\s+\S+|\b[A-Za-z0-9_\-]{32,}\b",
+    re.I,
+)
 
 JSON_SCHEMA = OutputProbe.Mode.JSON_SCHEMA.value
 PLAIN_JSON = OutputProbe.Mode.PLAIN_JSON.value
@@ -41,8 +47,9 @@ class OutputDecision:
     unchecked: str = ""
 
 
-def probe_request() -> JudgeRequest:
-    """A small judge request with the real reply schema (one criterion)."""
+def probe_request(*, structured: bool = True) -> JudgeRequest:
+    """A small judge request with the real reply schema (one criterion); without
+    `structured`, the same request asking for no particular format."""
     messages = [
         {
             "role": "system",
@@ -58,7 +65,7 @@ def probe_request() -> JudgeRequest:
         "type": "json_schema",
         "json_schema": {"name": SCHEMA_NAME, "strict": True, "schema": verdict_schema(1)},
     }
-    return JudgeRequest(messages, response_format, 1)
+    return JudgeRequest(messages, response_format if structured else None, 1)
 
 
 def latest_probe(version: JudgeVersion) -> OutputProbe | None:
@@ -83,7 +90,8 @@ def output_mode_decide(*, version: JudgeVersion, probe: bool = True) -> OutputDe
     if not probe:
         return OutputDecision(mode=JSON_SCHEMA)
     config = version.config
-    try:
+
+    def ask(structured: bool) -> None:
         client = client_new(
             base_url=version.base_url,
             api_key_env=config.api_key_env,
@@ -92,24 +100,33 @@ def output_mode_decide(*, version: JudgeVersion, probe: bool = True) -> OutputDe
         call_chat(
             client,
             model=version.model,
-            request=probe_request(),
+            request=probe_request(structured=structured),
             temperature=version.temperature,
             seed=version.seed,
             max_tokens=min(version.max_output_tokens, _PROBE_MAX_TOKENS),
         )
+
+    try:
+        ask(structured=True)
     except CallFailed as exc:
-        if exc.outcome == "http_error" and exc.http_status in _REFUSAL_STATUSES:
-            probe = OutputProbe.objects.create(
-                judge_version=version,
-                base_url=version.base_url,
-                model=version.model,
-                finding=OutputProbe.Finding.REFUSED,
-                provider_message=provider_message(exc, key_env=config.api_key_env),
-                http_status=exc.http_status,
-                mode=PLAIN_JSON,
-            )
-            return OutputDecision(mode=PLAIN_JSON, probe=probe, probed_now=True)
-        return OutputDecision(mode=JSON_SCHEMA, probed_now=True, unchecked=exc.message)
+        if not (exc.outcome == "http_error" and exc.http_status in _REFUSAL_STATUSES):
+            return OutputDecision(mode=JSON_SCHEMA, probed_now=True, unchecked=exc.message)
+        # A 400 may refuse anything (a setting, the model, the key): it is a refusal of
+        # structured output only if the same request without it is answered.
+        try:
+            ask(structured=False)
+        except CallFailed as plain:
+            return OutputDecision(mode=JSON_SCHEMA, probed_now=True, unchecked=plain.message)
+        probe = OutputProbe.objects.create(
+            judge_version=version,
+            base_url=version.base_url,
+            model=version.model,
+            finding=OutputProbe.Finding.REFUSED,
+            provider_message=provider_message(exc, key_env=config.api_key_env),
+            http_status=exc.http_status,
+            mode=PLAIN_JSON,
+        )
+        return OutputDecision(mode=PLAIN_JSON, probe=probe, probed_now=True)
     probe = OutputProbe.objects.create(
         judge_version=version,
         base_url=version.base_url,

@@ -54,8 +54,8 @@ def test_the_judge_command_prints_the_refusal_and_probes_once_per_version(
     assert len({run.judge_version_id for run in JudgeRun.objects.all()}) == 1
     assert OutputProbe.objects.count() == 1
     stats = simulator.stats()
-    # One refused probe, then eight calls asking for plain JSON.
-    assert (stats["statuses"]["400"], stats["requests"]) == (1, 8)
+    # One refused probe and its answered plain twin, then eight calls asking for plain JSON.
+    assert (stats["statuses"]["400"], stats["requests"]) == (1, 9)
 
 
 def test_the_judge_command_says_nothing_when_structured_output_is_accepted(

@@ -58,9 +58,10 @@ def test_an_endpoint_that_refuses_json_schema_is_asked_for_plain_json_after_one_
         "against the schema"
     )
     _judged(run)
-    # The probe and the four calls; the calls asked for plain JSON, so none was refused.
+    # The probe, the same request without structured output (answered: so the 400 was about
+    # structured output) and the four calls, which asked for plain JSON: none was refused.
     stats = simulator.stats()
-    assert (_received(stats), stats["statuses"]["400"]) == (5, 1)
+    assert (_received(stats), stats["statuses"]["400"]) == (6, 1)
 
     again = judge_run_start(
         benchmark=benchmark, systems=systems[:1], config=config, fresh_calls=True
@@ -68,7 +69,7 @@ def test_an_endpoint_that_refuses_json_schema_is_asked_for_plain_json_after_one_
     _judged(again)
     assert OutputProbe.objects.count() == 1
     assert again.settings_snapshot["output_mode"] == "plain_json"
-    assert _received(simulator.stats()) == 9
+    assert _received(simulator.stats()) == 10
 
 
 def test_an_endpoint_that_accepts_json_schema_is_probed_once_and_asked_for_it(
@@ -166,3 +167,42 @@ def test_the_providers_words_are_kept_without_the_key_and_trimmed(monkeypatch):
     assert len(text) == 300 and text.endswith("…")
     plain = CallFailed("http_error", "HTTP 422 from the endpoint", retryable=False, raw="")
     assert provider_message(plain, key_env="") == "HTTP 422 from the endpoint"
+
+
+def test_a_400_about_something_else_is_no_verdict_on_structured_output(judged_benchmark):
+    """An endpoint that refuses every request (a bad setting, an unknown model) also refuses
+    the probe's plain twin: nothing is stored and the next run asks again."""
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+    from threading import Thread
+
+    class Refuses(BaseHTTPRequestHandler):
+        def do_POST(self):
+            self.rfile.read(int(self.headers.get("Content-Length", 0)))
+            body = json.dumps({"error": {"message": "Unknown model: concord-sim"}}).encode()
+            self.send_response(400)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Refuses)
+    Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        benchmark, systems = judged_benchmark
+        config = judge_config(
+            name="refuses everything",
+            base_url=f"http://127.0.0.1:{server.server_port}/v1",
+            model="concord-sim",
+            timeout_seconds=5,
+            max_attempts=1,
+            prompt=_judge_prompt(),
+        )
+        run = judge_run_start(benchmark=benchmark, systems=systems[:1], config=config)
+    finally:
+        server.shutdown()
+    assert not OutputProbe.objects.exists()
+    assert run.settings_snapshot["output_mode"] == "json_schema"
+    assert run_output_notice(run=run).kind == UNCHECKED

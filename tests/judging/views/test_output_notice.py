@@ -89,9 +89,10 @@ def test_a_run_started_from_the_page_and_done_by_the_workers_probes_once(
     assert [run.status for run in runs] == ["finished", "finished"]
     assert Verdict.objects.filter(task__run=runs[0]).count() == 8 * 4
     assert OutputProbe.objects.get().finding == "refused"
-    # One refusal (the probe); eight calls answered, the second run's all from the cache.
+    # One refusal (the probe) and its answered plain twin; eight calls answered, the second
+    # run's all from the cache.
     stats = simulator.stats()
-    assert (stats["statuses"]["400"], stats["requests"]) == (1, 8)
+    assert (stats["statuses"]["400"], stats["requests"]) == (1, 9)
     assert runs[1].settings_snapshot["output_mode"] == "plain_json"
     page = client.get(reverse("judge-run", args=[runs[1].pk])).content.decode()
     assert REFUSED_EN in page
