@@ -9,7 +9,6 @@ from django.utils.translation import gettext as _
 from annotation.models import AuditEvent, Benchmark
 from annotation.services.audit import audit_record
 from leaderboard.models import GatePolicy
-from leaderboard.selectors.evidence import gate_policy
 
 MINIMUM_THRESHOLD = 0.75
 
@@ -40,15 +39,13 @@ def gate_policy_set(
             % {"low": round(100 * MINIMUM_THRESHOLD), "value": f"{100 * threshold:g}"}
         )
     with transaction.atomic():
-        policy = GatePolicy.objects.select_for_update().filter(benchmark=benchmark).first()
-        policy = policy or gate_policy(benchmark=benchmark)
+        # get_or_create: two first saves at once meet on the one-to-one row, not in a 500.
+        policy, _created = GatePolicy.objects.select_for_update().get_or_create(benchmark=benchmark)
         before = _state(policy)
         policy.rule, policy.threshold = rule, threshold
         policy.allow_rubric_changes = allow_rubric_changes
         after = _state(policy)
         if before == after:
-            if policy.pk is None:
-                policy.save()
             return policy
         policy.save()
         audit_record(
