@@ -9,7 +9,7 @@ from django.urls import reverse
 
 from accounts.roles import RESEARCHER
 from accounts.services import user_create_with_role
-from annotation.models import Ability, AuditEvent, FaqEntry, WorkedExample
+from annotation.models import Ability, AuditEvent, FaqEntry
 from annotation.services.guidance import faq_entry_save, worked_example_save
 from annotation.services.review_assignment import assignment_next
 from tests.conftest import PASSWORD, client_for, table_counts
@@ -151,4 +151,3 @@ def test_a_criterion_shows_the_faq_entries_of_its_ability(review_round, experts,
     with CaptureQueriesContext(connection) as more:
         assert client.get(url).status_code == 200
     assert len(one) == len(more)
-    assert WorkedExample.objects.count() == 0
