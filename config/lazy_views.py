@@ -40,7 +40,14 @@ class LazyView:
 
     def __getattr__(self, name: str):
         # Only for what the object itself lacks: everything the view carries (csrf_exempt,
-        # cls, initkwargs, view_class, __name__, __module__...).
+        # cls, initkwargs, view_class, __name__...). The URL resolver names every pattern's
+        # view when it fills its tables (the first reverse() of a process): it gets the
+        # view's name from the dotted path, not by importing every view.
+        if self._view is None:
+            if name == "view_class":
+                raise AttributeError(name)
+            if name in ("__name__", "__qualname__"):
+                return self._dotted.rpartition(".")[2]
         return getattr(self._load(), name)
 
     def __repr__(self) -> str:

@@ -59,3 +59,13 @@ def test_a_view_named_by_path_behaves_as_the_view(client):
     assert match.func.cls is BenchmarkList  # what drf-spectacular reads
     assert match.func.csrf_exempt is True  # what the CSRF middleware reads
     assert client.get("/api/benchmarks/").status_code in (401, 403)
+
+
+def test_building_a_url_imports_none_of_them():
+    """Commands and workers build links (an e-mail-free invitation, a run's page): the URL
+    resolver names every pattern's view as it fills its tables, without importing it."""
+    loaded = _loaded_after(
+        "; import django; django.setup(); from django.urls import reverse;"
+        " reverse('help'); reverse('api-agreement', args=['hb'])"
+    )
+    assert not any(loaded.values()), loaded
