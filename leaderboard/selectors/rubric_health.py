@@ -77,34 +77,36 @@ def _expert_counts(criteria: QuerySet[Criterion]) -> dict[int, dict[tuple[int, i
 
 def _verdicts(
     benchmark: Benchmark, case: Case | None, wanted: set[int]
-) -> dict[int, dict[tuple[int, int], tuple[int, bool]]]:
-    """Per criterion of `wanted`: per (run, response), the system and the judge's verdict,
-    from every judge run's done tasks (a run judges a response once). One query, reading the
+) -> dict[int, dict[int, tuple[int, bool]]]:
+    """Per criterion of `wanted`: per response, the system and the judge's verdict of the
+    newest finished judge run that judged it (a newer run replaces an older one's verdict,
+    so a response counts once however many runs there are). One query, reading the
     benchmark's runs task by task: filtering on the criteria instead makes SQLite probe
     every task for every criterion."""
     tasks = JudgeTask.objects.filter(
-        run__benchmark=benchmark, run__kind=JudgeRun.Kind.JUDGE, status=JudgeTask.Status.DONE
+        run__benchmark=benchmark,
+        run__kind=JudgeRun.Kind.JUDGE,
+        run__status=JudgeRun.Status.FINISHED,
+        status=JudgeTask.Status.DONE,
     )
     if case is not None:
         tasks = tasks.filter(case=case)
-    verdicts: dict[int, dict[tuple[int, int], tuple[int, bool]]] = defaultdict(dict)
-    for run, response, system, criterion, hit in (
+    verdicts: dict[int, dict[int, tuple[int, bool]]] = defaultdict(dict)
+    for response, system, criterion, hit in (
         Verdict.objects.filter(task__in=tasks)
-        .order_by()
-        .values_list("task__run_id", "task__response_id", "task__system_id", "criterion_id", "hit")
+        .order_by("task__run_id")
+        .values_list("task__response_id", "task__system_id", "criterion_id", "hit")
     ):
         if criterion in wanted:
-            verdicts[criterion][(run, response)] = (system, hit)
+            verdicts[criterion][response] = (system, hit)
     return verdicts
 
 
 def _counts(
-    ballots: dict[tuple[int, int], list[bool]], verdicts: dict[tuple[int, int], tuple[int, bool]]
+    ballots: dict[tuple[int, int], list[bool]], verdicts: dict[int, tuple[int, bool]]
 ) -> HealthCounts:
-    by_response: dict[int, list[bool]] = defaultdict(list)
     systems: dict[int, list[int]] = defaultdict(lambda: [0, 0])
-    for (_run, response), (system, hit) in verdicts.items():
-        by_response[response].append(hit)
+    for system, hit in verdicts.values():
         systems[system][0] += hit
         systems[system][1] += 1
     rated = unanimous = judged = disagreements = 0
@@ -115,10 +117,9 @@ def _counts(
             unanimous += hits in (0, len(votes))
         if not has_majority(len(votes), hits):
             continue
-        gold = majority_hit(len(votes), hits)
-        for verdict in by_response.get(response, ()):
+        if response in verdicts:
             judged += 1
-            disagreements += verdict != gold
+            disagreements += verdicts[response][1] != majority_hit(len(votes), hits)
     return HealthCounts(
         rated=rated,
         unanimous=unanimous,

@@ -235,3 +235,29 @@ def test_a_revision_starts_afresh_and_all_versions_keep_the_old_figures():
     assert before["key"] == after["key"] and (before["version"], after["version"]) == (1, 2)
     assert before["flags"] == ["ambiguous"] and after["flags"] == []
     assert after["expert_unanimity"]["reason"] == "no_rater_pairs"
+
+
+def test_each_response_counts_once_with_its_newest_finished_verdict():
+    """A second judge run (a revised judge, say) replaces the first one's verdicts instead
+    of adding to them: units are not counted twice, and the interval does not narrow with
+    the number of runs."""
+    seed()
+    before = {(r["case"], r["position"]): r for r in run_command()["criteria"]}
+    for system, name in enumerate(SYSTEMS):
+        fixed = [
+            {
+                "question_id": case,
+                "score_detail": [int(majority(case, system, p)) for p in range(1, 5)],
+            }
+            for case in ("c1", "c2")
+        ]
+        judgments_import(
+            chunks=lines(jsonl_bytes(fixed)),
+            benchmark_slug="hb",
+            system_name=name,
+            judge_name="judge, revised",
+        )
+    after = {(r["case"], r["position"]): r for r in run_command()["criteria"]}
+    assert after[MISREAD]["judged_units"] == before[MISREAD]["judged_units"] == 6
+    assert before[MISREAD]["judge_disagreement"]["value"] == 1.0
+    assert after[MISREAD]["judge_disagreement"]["value"] == 0.0
