@@ -4,12 +4,9 @@ import datetime as dt
 from collections.abc import Sequence
 
 from django.db import transaction
-from django.db.models import F
-from django.db.models.functions import Greatest
 from django.utils.translation import gettext as _
 
 from annotation.models import (
-    Assignment,
     AuditEvent,
     Benchmark,
     Guideline,
@@ -23,6 +20,7 @@ from annotation.selectors.round_work import round_work_in_progress
 from annotation.selectors.rubrics import latest_version_id_subquery
 from annotation.services.audit import audit_record
 from annotation.services.rater_pseudonyms import rater_pseudonyms_assign
+from annotation.services.round_pool import assignments_release
 
 Action = AuditEvent.Action
 Status = ReviewRound.Status
@@ -171,24 +169,6 @@ def _status_action(before: str, after: str) -> AuditEvent.Action:
     return Action.ROUND_REOPENED if before == Status.CLOSED else Action.ROUND_RESUMED
 
 
-def _release_unstarted(round_: ReviewRound) -> int:
-    """Give back every item of the round handed out but never opened (no one's work is
-    lost): they no longer wait in experts' lists, and a reopened round hands them out
-    afresh. Returns how many were released."""
-    unstarted = Assignment.objects.select_for_update().filter(
-        item__round=round_, status=Assignment.Status.ASSIGNED, started__isnull=True
-    )
-    per_item: dict[int, int] = {}
-    for item_id in unstarted.values_list("item_id", flat=True):
-        per_item[item_id] = per_item.get(item_id, 0) + 1
-    for item_id, count in per_item.items():
-        ReviewItem.objects.filter(pk=item_id).update(
-            assigned_count=Greatest(F("assigned_count") - count, 0)
-        )
-    unstarted.delete()
-    return sum(per_item.values())
-
-
 def round_set_status(
     *,
     round_: ReviewRound,
@@ -221,7 +201,7 @@ def round_set_status(
                 "items_short_of_raters": work.short_items,
             }
         if action == Action.ROUND_CLOSED and release_unstarted:
-            details["released"] = _release_unstarted(locked)
+            details["released"] = assignments_release(round_=locked)
         if because:
             details["because"] = because
         audit_record(actor=user, action=action, benchmark=locked.benchmark, details=details)

@@ -1,8 +1,11 @@
 """Who rates in a round: adding experts to a round's pool, removing them, and giving back
 the items an expert was handed but never opened (when they leave or are deactivated)."""
 
+from collections import Counter
+
 from django.db import transaction
 from django.db.models import F
+from django.db.models.functions import Greatest
 from django.utils.translation import gettext as _
 
 from accounts.roles import EXPERT, SENIOR_EXPERT
@@ -17,28 +20,28 @@ class PoolRefused(Exception):
     pass
 
 
-def unstarted_assignments(*, expert, round_: ReviewRound | None = None):
-    """Items handed to the expert that they never opened: nothing of theirs is lost if
-    they go back to the pool."""
-    found = Assignment.objects.filter(
-        expert=expert, status=Assignment.Status.ASSIGNED, started__isnull=True
-    )
+def unstarted_assignments(*, expert=None, round_: ReviewRound | None = None):
+    """Items handed out that were never opened (the expert's, or everyone's): nothing of
+    anyone's is lost if they go back to the pool."""
+    found = Assignment.objects.filter(status=Assignment.Status.ASSIGNED, started__isnull=True)
+    if expert is not None:
+        found = found.filter(expert=expert)
     return found.filter(item__round=round_) if round_ is not None else found
 
 
-def assignments_release(*, expert, round_: ReviewRound | None = None) -> int:
-    """Give the expert's unopened items back to their rounds: each item is handed out to
-    someone else. Returns how many were released."""
-    released = 0
+def assignments_release(*, expert=None, round_: ReviewRound | None = None) -> int:
+    """Give unopened items (the expert's, or every expert's of the round) back to their
+    rounds: each item is handed out to someone else. Returns how many were released."""
     with transaction.atomic():
-        # Locked, and checked again: an item opened meanwhile stays with the expert.
-        for assignment in unstarted_assignments(expert=expert, round_=round_).select_for_update():
-            ReviewItem.objects.filter(pk=assignment.item_id, assigned_count__gt=0).update(
-                assigned_count=F("assigned_count") - 1
+        # Locked, and checked again: an item opened meanwhile stays with its expert.
+        unstarted = unstarted_assignments(expert=expert, round_=round_).select_for_update()
+        per_item = Counter(unstarted.values_list("item_id", flat=True))
+        for item_id, count in per_item.items():
+            ReviewItem.objects.filter(pk=item_id).update(
+                assigned_count=Greatest(F("assigned_count") - count, 0)
             )
-            assignment.delete()
-            released += 1
-    return released
+        unstarted.delete()
+    return sum(per_item.values())
 
 
 def pool_add(*, round_: ReviewRound, expert, actor) -> None:
