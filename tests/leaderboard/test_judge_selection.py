@@ -227,7 +227,7 @@ def test_the_command_and_the_api(judged_round, capsys):
     assert _command("--round", "R1", "--benchmark", "hb")["round"] == "R1"
     call_command("judge_selection", "--round", "R1", "--resamples", "100")
     table = capsys.readouterr().out
-    assert "cheapest passing: small v1" in table and "no prices" in table
+    assert "cheapest passing: small v1" in table and "has no price (0) for tokens" in table
     with pytest.raises(CommandError, match="No review round 'nope'"):
         call_command("judge_selection", "--round", "nope")
     with pytest.raises(CommandError, match="no benchmark with slug 'zz'"):
@@ -261,7 +261,9 @@ def test_the_page_in_english_and_chinese(judged_round):
     rows = re.findall(r'<tr data-judge="([^"]+)"', english)
     assert rows == ["large v1", "small v1", "free v1"]
     assert "Cheapest judge that passes the gate: small v1" in english
-    assert "the judge configuration has no prices" in english  # free's cost, with its reason
+    assert (
+        "the judge configuration has no price (0) for tokens" in english
+    )  # free's cost, with its reason
     assert "the best (reference)" in english
     # The chart places the two judges with a cost; the third is named below it.
     chart = english[english.index("<svg") : english.index("</svg>")]
