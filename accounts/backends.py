@@ -1,8 +1,9 @@
 from django.contrib.auth import get_user_model
 from django.contrib.auth.backends import ModelBackend
-from django.contrib.auth.models import Permission
+from django.contrib.auth.models import Group, Permission
+from django.contrib.contenttypes.models import ContentType
 from django.core.exceptions import PermissionDenied
-from django.db.models import Q
+from django.db import connection
 
 from accounts.throttle import (
     client_ip,
@@ -43,25 +44,53 @@ class ThrottledModelBackend(ModelBackend):
         return user
 
     def get_all_permissions(self, user_obj, obj=None):
-        """The user's own and their groups' permissions in one query, where ModelBackend
-        makes two: every page and API call asks once."""
+        """The user's own and their groups' permissions, with their groups' names for the
+        page header, in one query where ModelBackend makes two and the header a third:
+        every page and API call asks once."""
         if not user_obj.is_active or user_obj.is_anonymous or obj is not None:
             return set()
         if not hasattr(user_obj, "_perm_cache"):
-            perms = Permission.objects.all()
-            if not user_obj.is_superuser:
-                # Subqueries on the link tables: PostgreSQL plans them faster than the joins
-                # of `Q(user=...) | Q(group__user=...)`.
-                own = user_obj.user_permissions.through.objects.filter(user_id=user_obj.pk)
-                grouped = Permission.group_set.through.objects.filter(group__user=user_obj)
-                perms = perms.filter(
-                    Q(pk__in=own.values("permission_id"))
-                    | Q(pk__in=grouped.values("permission_id"))
-                )
-            user_obj._perm_cache = {
-                f"{app}.{codename}"
-                for app, codename in perms.values_list(
-                    "content_type__app_label", "codename"
-                ).order_by()
-            }
+            if user_obj.is_superuser:
+                user_obj._perm_cache = {
+                    f"{app}.{codename}"
+                    for app, codename in Permission.objects.values_list(
+                        "content_type__app_label", "codename"
+                    ).order_by()
+                }
+            else:
+                user_obj._perm_cache, user_obj._role_names = _grants(user_obj.pk)
         return user_obj._perm_cache
+
+
+def role_names(user) -> list[str]:
+    """Names of the user's groups (their roles), sorted; read with the permissions when a
+    permission was asked first, else by a query of their own, kept on the user."""
+    if not getattr(user, "is_authenticated", False):
+        return []
+    if not hasattr(user, "_role_names"):
+        user._role_names = sorted(user.groups.values_list("name", flat=True))
+    return user._role_names
+
+
+def _grants(user_id: int) -> tuple[set[str], list[str]]:
+    """Permissions and group names of a user in one statement. Written as SQL because it
+    runs on every request, and building it through the ORM cost ten times the database's
+    time to answer it (bench/annotation_profile.py)."""
+    User = get_user_model()
+    user_perms = User.user_permissions.through._meta.db_table
+    user_groups = User.groups.through._meta.db_table
+    group_perms = Group.permissions.through._meta.db_table
+    sql = (
+        f"SELECT ct.app_label, p.codename, NULL FROM {Permission._meta.db_table} p "
+        f"JOIN {ContentType._meta.db_table} ct ON ct.id = p.content_type_id "
+        f"WHERE p.id IN (SELECT permission_id FROM {user_perms} WHERE user_id = %s) "
+        f"OR p.id IN (SELECT gp.permission_id FROM {group_perms} gp "
+        f"JOIN {user_groups} ug ON ug.group_id = gp.group_id WHERE ug.user_id = %s) "
+        f"UNION ALL SELECT NULL, NULL, g.name FROM {Group._meta.db_table} g "
+        f"JOIN {user_groups} ug ON ug.group_id = g.id WHERE ug.user_id = %s"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [user_id, user_id, user_id])
+        rows = cursor.fetchall()
+    perms = {f"{app}.{codename}" for app, codename, group in rows if group is None}
+    return perms, sorted(group for _app, _codename, group in rows if group is not None)

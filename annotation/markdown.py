@@ -7,6 +7,7 @@ Two renderings share these rules: coordinators' guidelines (`render_markdown`) a
 product's own documents served as in-app help (`render_document`), whose headings carry ids
 so a page can link to a section."""
 
+import functools
 import re
 from collections.abc import Callable
 
@@ -57,7 +58,10 @@ def _clean(html: str, attributes: dict[str, set[str]]) -> SafeString:
     return mark_safe(cleaned)
 
 
+@functools.lru_cache(maxsize=64)
 def render_markdown(text: str) -> SafeString:
+    """Kept per text: a benchmark's guidelines are shown on every annotation page and change
+    rarely, and the same text always renders the same (a changed text is a new key)."""
     return _clean(_PARSER.render(text or ""), ALLOWED_ATTRIBUTES)
 
 

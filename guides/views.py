@@ -3,12 +3,13 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import get_language
 
+from accounts.backends import role_names
 from guides.library import DOCUMENTS, document_text, guide_for_roles, help_href
 
 
 @login_required
 def help_home(request: HttpRequest) -> HttpResponse:
-    guide = guide_for_roles({group.name for group in request.user.groups.all()})
+    guide = guide_for_roles(set(role_names(request.user)))
     if guide is not None:
         return redirect("help-page", guide)
     return render(request, "guides/index.html", {"documents": DOCUMENTS.values()})

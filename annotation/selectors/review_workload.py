@@ -6,15 +6,10 @@ expert's share."""
 import statistics
 from dataclasses import dataclass
 
-from django.db.models import Exists, OuterRef, Q, Subquery
+from django.db import connection
 
 from annotation.models import Assignment, ReviewItem, ReviewRound
-from annotation.services.review_assignment import (
-    OPEN_WORK,
-    count_rows,
-    round_size_columns,
-    share_of,
-)
+from annotation.services.review_assignment import OPEN_WORK, share_of
 
 
 @dataclass(frozen=True)
@@ -49,20 +44,14 @@ class Workload:
 
 
 def expert_workload(*, expert, round_: ReviewRound, assignment_id: int | None = None) -> Workload:
-    mine = list(
-        Assignment.objects.filter(expert=expert, item__round=round_)
-        .order_by("pk")
-        .values_list("pk", "status", "active_seconds")
-    )
-    unfinished = ReviewItem.objects.filter(round=OuterRef("pk")).filter(
-        Q(assigned_count__lt=round_.raters_per_item)
-        | Q(Exists(Assignment.objects.filter(item=OuterRef("pk"), status__in=OPEN_WORK)))
-    )
-    items, experts, round_left = (
-        ReviewRound.objects.filter(pk=round_.pk)
-        .values_list(*round_size_columns(), Subquery(count_rows(unfinished)))
-        .get()
-    )
+    expert_id = getattr(expert, "pk", expert)
+    with connection.cursor() as cursor:
+        cursor.execute(_MINE, [expert_id, round_.pk])
+        mine = cursor.fetchall()
+        cursor.execute(
+            _ROUND_SIZE, [round_.pk, round_.pk, round_.pk, round_.raters_per_item, *OPEN_WORK]
+        )
+        items, experts, round_left = cursor.fetchone()
     kept = [row for row in mine if row[1] != Assignment.Status.SKIPPED]
     times = [seconds for _pk, status, seconds in kept if status == Assignment.Status.SUBMITTED]
     position = next((i for i, row in enumerate(kept, 1) if row[0] == assignment_id), None)
@@ -75,6 +64,27 @@ def expert_workload(*, expert, round_: ReviewRound, assignment_id: int | None = 
         median_seconds=statistics.median(times) if times else None,
         skipped=len(mine) - len(kept),
     )
+
+
+# Written as SQL: the page runs them for every item an expert opens, and building them
+# through the ORM cost several times the database's time to answer (bench/annotation_profile.py).
+_ASSIGNMENTS = Assignment._meta.db_table
+_ITEMS = ReviewItem._meta.db_table
+_MINE = (
+    f"SELECT a.id, a.status, a.active_seconds FROM {_ASSIGNMENTS} a "
+    f"JOIN {_ITEMS} i ON i.id = a.item_id WHERE a.expert_id = %s AND i.round_id = %s "
+    "ORDER BY a.id"
+)
+# Items, pool size, and items still lacking a rater's submission: short of raters, or held
+# by someone who has not submitted.
+_ROUND_SIZE = (
+    f"SELECT (SELECT COUNT(*) FROM {_ITEMS} WHERE round_id = %s), "
+    f"(SELECT COUNT(*) FROM {ReviewRound.experts.through._meta.db_table} "
+    "WHERE reviewround_id = %s), "
+    f"(SELECT COUNT(*) FROM {_ITEMS} i WHERE i.round_id = %s AND (i.assigned_count < %s "
+    f"OR EXISTS (SELECT 1 FROM {_ASSIGNMENTS} a WHERE a.item_id = i.id AND a.status IN "
+    f"({', '.join(['%s'] * len(OPEN_WORK))}))))"
+)
 
 
 def submitted_items(*, expert, round_: ReviewRound) -> list[Assignment]:

@@ -102,17 +102,23 @@ class PoolPlace:
         return self.position % items, [(lane_start + k) % items for k in range(raters)]
 
 
-def _preference(round_: ReviewRound, expert, place: PoolPlace, *, first: bool) -> list:
+@dataclass(frozen=True)
+class Claimant:
+    """What the hand-out order needs to know of the expert asking: read once per request,
+    not again on each retry under contention."""
+
+    place: PoolPlace
+    specialities: list[str]
+    accurate: bool  # on reference items, so they take hard cases first
+
+
+def _preference(round_: ReviewRound, claimant: Claimant, *, first: bool) -> list:
     """Order of candidate items: the expert's specialities first; hard cases first for
     experts accurate on reference items; items closest to complete (so consensus arrives
     early); on the expert's first claim of the round, their own place and lane (see
     PoolPlace); then the round's seeded hand-out order (never the id order, which follows
     the import system by system)."""
-    profile = ExpertProfile.objects.filter(user=expert).first()
-    specialities = profile.specialities if profile else []
-    from annotation.selectors.review import expert_reference_accuracy
-
-    accurate = (expert_reference_accuracy(expert=expert) or 0) >= 0.8
+    specialities, accurate, place = claimant.specialities, claimant.accurate, claimant.place
     order = []
     if specialities:
         # Only with specialities: an empty list would make this a constant, which SQL reads
@@ -157,17 +163,18 @@ def assignment_next(*, expert, round_: ReviewRound) -> Assignment | None:
     item twice to one expert, however many experts ask at once; nor anything of a round
     whose votes the expert has read as adjudicator."""
     pool = ReviewRound.experts.through.objects.filter(reviewround=OuterRef("pk"))
-    in_pool, seen_votes, items, experts, position = (
+    profile = ExpertProfile.objects.filter(user=expert.pk).values("specialities")[:1]
+    in_pool, seen_votes, items, experts, position, specialities = (
         ReviewRound.objects.filter(pk=round_.pk)
         .values_list(
             Exists(pool.filter(user=expert.pk)),
             Exists(_votes_seen(round_, expert)),
             *round_size_columns(),
             Subquery(count_rows(pool.filter(user__lt=expert.pk))),
+            Subquery(profile),
         )
         .get()
     )
-    place = PoolPlace(items=items, experts=experts, position=position)
     if not in_pool:
         raise AssignmentRefused(_("You are not in this round's expert pool."))
     if seen_votes:
@@ -179,9 +186,16 @@ def assignment_next(*, expert, round_: ReviewRound) -> Assignment | None:
         )
     if round_.status != ReviewRound.Status.OPEN:
         raise AssignmentRefused(_("This round is not open."))
+    from annotation.selectors.review import expert_reference_accuracy
+
+    claimant = Claimant(
+        place=PoolPlace(items=items, experts=experts, position=position),
+        specialities=specialities or [],
+        accurate=(expert_reference_accuracy(expert=expert) or 0) >= 0.8,
+    )
     for attempt in range(CLAIM_ATTEMPTS):
         outcome = _claim_next(
-            expert=expert, round_=round_, place=place, wait=attempt >= SKIP_ATTEMPTS
+            expert=expert, round_=round_, claimant=claimant, wait=attempt >= SKIP_ATTEMPTS
         )
         if outcome is not _BUSY:
             return outcome
@@ -203,27 +217,28 @@ LOCK_WAIT = "500ms"
 LOCK_NOT_AVAILABLE = "55P03"
 
 
-def _claim_next(*, expert, round_: ReviewRound, place: PoolPlace, wait: bool):
+def _claim_next(*, expert, round_: ReviewRound, claimant: Claimant, wait: bool):
     try:
-        return _claim_next_locked(expert=expert, round_=round_, place=place, wait=wait)
+        return _claim_next_locked(expert=expert, round_=round_, claimant=claimant, wait=wait)
     except OperationalError as exc:
         if getattr(exc.__cause__, "sqlstate", None) == LOCK_NOT_AVAILABLE:
             return _BUSY
         raise
 
 
-def _claim_next_locked(*, expert, round_: ReviewRound, place: PoolPlace, wait: bool):
+def _claim_next_locked(*, expert, round_: ReviewRound, claimant: Claimant, wait: bool):
     with transaction.atomic():
         mine = Assignment.objects.filter(expert=expert, item__round=round_).order_by("pk")
         statuses = list(mine.values_list("pk", "status"))
         current = next((pk for pk, status in statuses if status in OPEN_WORK), None)
         if current is not None:
             return mine.get(pk=current)
+        place = claimant.place
         share = share_of(round_, items=place.items, experts=place.experts)
         open_items = _items_open_to(expert, round_, statuses, share=share)
         if open_items is None:
             return None
-        candidates = open_items.order_by(*_preference(round_, expert, place, first=not statuses))
+        candidates = open_items.order_by(*_preference(round_, claimant, first=not statuses))
         limit = 20
         if connection.features.has_select_for_update_skip_locked:
             # Lock one item only: locking every candidate would hide all of them from the

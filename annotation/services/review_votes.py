@@ -46,12 +46,17 @@ class VoteInput:
     note: str = ""
 
 
-def _criteria_ids(assignment: Assignment) -> list[int]:
-    return list(
-        Criterion.objects.filter(rubric_version_id=assignment.item.rubric_version_id)
-        .order_by("position")
-        .values_list("pk", flat=True)
-    )
+def criteria_ids(assignment: Assignment) -> list[int]:
+    """Ids of the item's criteria in page order; read once per request (kept on the
+    assignment), since the view reads the posted answers with them and the service checks
+    them against the same list."""
+    if not hasattr(assignment, "_criteria_ids"):
+        assignment._criteria_ids = list(
+            Criterion.objects.filter(rubric_version_id=assignment.item.rubric_version_id)
+            .order_by("position")
+            .values_list("pk", flat=True)
+        )
+    return assignment._criteria_ids
 
 
 def _writable(assignment: Assignment) -> None:
@@ -90,7 +95,7 @@ def _check_lengths(assignment: Assignment, votes: Sequence[VoteInput], comment: 
     long = next((v for v in votes if len(v.note) > NOTE_MAX_LENGTH), None)
     if long is not None:
         # Named by its position, as the expert sees it; looked up only when refusing.
-        ids = _criteria_ids(assignment)
+        ids = criteria_ids(assignment)
         position = ids.index(long.criterion_id) + 1 if long.criterion_id in ids else None
         raise VoteInvalid(note_too_long(long.note, position=position))
 
@@ -154,7 +159,7 @@ def assignment_submit(
     the page was loaded with: a second click on the same page finds the revision moved on
     and records nothing (returns False)."""
     _writable(assignment)
-    expected = _criteria_ids(assignment)
+    expected = criteria_ids(assignment)
     by_criterion = {v.criterion_id: v for v in votes}
     missing = [
         i

@@ -37,18 +37,19 @@ from annotation.services.review_votes import (
     VoteRefused,
     assignment_autosave,
     assignment_submit,
+    criteria_ids,
     flag_raise,
 )
 
 ANNOTATE = "annotation.annotate"
 
 
-def _posted_votes(request: HttpRequest, criteria) -> list[VoteInput]:
+def _posted_votes(request: HttpRequest, assignment: Assignment) -> list[VoteInput]:
     votes = []
-    for criterion in criteria:
-        raw = request.POST.get(f"hit-{criterion.pk}", "")
+    for pk in criteria_ids(assignment):
+        raw = request.POST.get(f"hit-{pk}", "")
         hit = True if raw == "1" else False if raw == "0" else None
-        votes.append(VoteInput(criterion.pk, hit, request.POST.get(f"note-{criterion.pk}", "")))
+        votes.append(VoteInput(pk, hit, request.POST.get(f"note-{pk}", "")))
     return votes
 
 
@@ -126,14 +127,18 @@ def _annotate_page(
     faq = faq_links_by_ability(
         benchmark_id=round_.benchmark_id, ability_ids={c.ability_id for c in criteria}
     )
+    # Ids and positions as text: the template would format each number for the locale,
+    # some ten times per criterion.
     rows = [
         {
             "criterion": c,
+            "id": str(c.pk),
+            "position": str(position),
             "hit": draft.get(str(c.pk), {}).get("hit"),
             "note": draft.get(str(c.pk), {}).get("note", ""),
             "faq": faq.get(c.ability_id, []),
         }
-        for c in criteria
+        for position, c in enumerate(criteria, 1)
     ]
     case = assignment.item.response.case
     guideline = Guideline.objects.filter(benchmark_id=round_.benchmark_id).first()
@@ -155,7 +160,7 @@ def _annotate_page(
             # A submitted item is revised by submitting again; drafts of a revision stay in
             # the browser, since an autosave never changes a submitted item.
             "autosave": not round_closed and assignment.status != Assignment.Status.SUBMITTED,
-            "note_limit": NOTE_MAX_LENGTH,
+            "note_limit": str(NOTE_MAX_LENGTH),
             "comment_limit": COMMENT_MAX_LENGTH,
             "rows": rows,
             "comment": (posted or {}).get(
@@ -198,11 +203,10 @@ def annotate(request: HttpRequest, assignment_id: int) -> HttpResponse:
 @require_POST
 def autosave(request: HttpRequest, assignment_id: int) -> HttpResponse:
     assignment = assignment_get_for_expert(request.user, assignment_id, for_page=False)
-    criteria = item_criteria(assignment=assignment)
     try:
         saved = assignment_autosave(
             assignment=assignment,
-            votes=_posted_votes(request, criteria),
+            votes=_posted_votes(request, assignment),
             comment=request.POST.get("comment", ""),
             active_seconds=_active_seconds(request),
         )
@@ -220,8 +224,7 @@ def autosave(request: HttpRequest, assignment_id: int) -> HttpResponse:
 @require_POST
 def submit(request: HttpRequest, assignment_id: int) -> HttpResponse:
     assignment = assignment_get_for_expert(request.user, assignment_id, for_page=False)
-    criteria = item_criteria(assignment=assignment)
-    votes = _posted_votes(request, criteria)
+    votes = _posted_votes(request, assignment)
     base = request.POST.get("base_revision", "")
     try:
         assignment_submit(

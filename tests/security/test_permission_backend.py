@@ -4,9 +4,9 @@ query per request instead of two."""
 import pytest
 from django.contrib.auth import get_user_model
 from django.contrib.auth.backends import ModelBackend
-from django.contrib.auth.models import Permission
+from django.contrib.auth.models import Group, Permission
 
-from accounts.backends import ThrottledModelBackend
+from accounts.backends import ThrottledModelBackend, role_names
 from accounts.roles import COORDINATOR, EXPERT, RESEARCHER
 from accounts.services import user_create_with_role
 
@@ -41,3 +41,24 @@ def test_superuser_has_every_permission_and_inactive_user_none():
     idle.save()
     assert ThrottledModelBackend().get_all_permissions(_fresh(idle)) == set()
     assert not _fresh(idle).has_perm("annotation.view_benchmark")
+
+
+def test_the_same_query_names_the_users_roles_for_the_page_header(django_assert_num_queries):
+    user = user_create_with_role(username="two-roles", password="x-pass-123", role=EXPERT)
+    user.groups.add(Group.objects.get(name=RESEARCHER))
+    fresh = _fresh(user)
+    with django_assert_num_queries(1):
+        assert fresh.has_perm("annotation.annotate")
+        assert role_names(fresh) == sorted([EXPERT, RESEARCHER])
+    # Without a permission check first, the names cost their own query, and are kept.
+    other = _fresh(user)
+    with django_assert_num_queries(1):
+        assert role_names(other) == sorted([EXPERT, RESEARCHER])
+        assert role_names(other) == sorted([EXPERT, RESEARCHER])
+
+
+def test_a_user_without_groups_or_grants_has_no_roles_and_no_permissions():
+    user = get_user_model().objects.create_user("bare", password="x-pass-123")
+    fresh = _fresh(user)
+    assert ThrottledModelBackend().get_all_permissions(fresh) == set()
+    assert role_names(fresh) == []
