@@ -8,6 +8,7 @@ from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 
 from bench._experts import Expert, Recorder, percentile, print_table
+from bench._stack import CpuMeter
 
 BURST_NEXT, BURST_PAGE = "burst next", "burst first page"
 BURST_GOAL_MS = 300
@@ -48,9 +49,11 @@ def run_burst(args, server, seeded: dict) -> Recorder:
             logins = list(pool.map(Expert.login, experts))
             ready = [e for e, ok in zip(experts, logins, strict=True) if ok]
             gate = threading.Barrier(len(ready))
+            cpu = CpuMeter(server.process.pid)
             started = time.perf_counter()
             list(pool.map(open_round, ready))
             recorder.seconds = time.perf_counter() - started
+            recorder.cpu_line = cpu.report(recorder.seconds)
     finally:
         for expert in experts:
             expert.close()
@@ -84,6 +87,8 @@ def report_burst(args, burst: Recorder, round_id: int) -> bool:
     )
     for sample in burst.samples:
         print(f"  e.g. {sample}")
+    if burst.cpu_line:
+        print(burst.cpu_line)
     print_table(burst, [BURST_NEXT, BURST_PAGE])
     met = p95 < BURST_GOAL_MS and not over and not errors
     print(

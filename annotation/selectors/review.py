@@ -1,6 +1,7 @@
 from collections import defaultdict
 from dataclasses import dataclass, field
 
+from django.db import connection
 from django.db.models import Count, Exists, F, OuterRef, Q, QuerySet
 from django.shortcuts import get_object_or_404
 
@@ -128,24 +129,27 @@ def round_consensus(*, round_: ReviewRound) -> dict[tuple[int, int], UnitConsens
 
 
 def expert_reference_accuracy(*, expert) -> float | None:
-    """Share of the expert's current votes on reference items that match the reference."""
-    rows = Vote.objects.filter(
-        assignment__expert=expert,
-        assignment__status=Assignment.Status.SUBMITTED,
-        revision=F("assignment__revision"),
-        assignment__item__is_reference=True,
-    ).values_list("assignment__item_id", "criterion_id", "hit")
-    votes = {(item, criterion): hit for item, criterion, hit in rows}
-    if not votes:
-        return None
-    references = dict(
-        ((item, criterion), hit)
-        for item, criterion, hit in ReferenceAnswer.objects.filter(
-            item_id__in={item for item, _ in votes}
-        ).values_list("item_id", "criterion_id", "hit")
-    )
-    compared = [votes[key] == references[key] for key in votes if key in references]
-    return sum(compared) / len(compared) if compared else None
+    """Share of the expert's current votes on reference items that match the reference
+    (None: no such vote has a reference answer). One aggregate: each claim asks for it."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            _REFERENCE_MATCHES, [getattr(expert, "pk", expert), Assignment.Status.SUBMITTED]
+        )
+        matched, compared = cursor.fetchone()
+    return matched / compared if compared else None
+
+
+# A submitted assignment's current votes are those of its revision; each (item, criterion)
+# has one reference answer and one current vote per expert.
+_REFERENCE_MATCHES = (
+    "SELECT COALESCE(SUM(CASE WHEN v.hit = r.hit THEN 1 ELSE 0 END), 0), COUNT(*) "
+    f"FROM {Vote._meta.db_table} v "
+    f"JOIN {Assignment._meta.db_table} a ON a.id = v.assignment_id "
+    f"JOIN {ReferenceAnswer._meta.db_table} r "
+    "ON r.item_id = a.item_id AND r.criterion_id = v.criterion_id "
+    f"JOIN {ReviewItem._meta.db_table} i ON i.id = a.item_id "
+    "WHERE a.expert_id = %s AND a.status = %s AND v.revision = a.revision AND i.is_reference"
+)
 
 
 @dataclass

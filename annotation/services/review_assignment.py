@@ -7,7 +7,6 @@ from dataclasses import dataclass
 from django.db import OperationalError, connection, transaction
 from django.db.models import (
     Case,
-    Exists,
     F,
     Func,
     IntegerField,
@@ -23,11 +22,11 @@ from django.utils.translation import gettext as _
 from annotation.models import (
     Assignment,
     AuditEvent,
-    ExpertProfile,
     ReviewItem,
     ReviewRound,
     VotesSeen,
 )
+from annotation.selectors.pool_standing import pool_standing
 from annotation.services.audit import audit_record
 
 OPEN_WORK = [Assignment.Status.ASSIGNED, Assignment.Status.IN_PROGRESS]
@@ -162,22 +161,10 @@ def assignment_next(*, expert, round_: ReviewRound) -> Assignment | None:
     left for them. Never gives an item more raters than the round asks for, nor the same
     item twice to one expert, however many experts ask at once; nor anything of a round
     whose votes the expert has read as adjudicator."""
-    pool = ReviewRound.experts.through.objects.filter(reviewround=OuterRef("pk"))
-    profile = ExpertProfile.objects.filter(user=expert.pk).values("specialities")[:1]
-    in_pool, seen_votes, items, experts, position, specialities = (
-        ReviewRound.objects.filter(pk=round_.pk)
-        .values_list(
-            Exists(pool.filter(user=expert.pk)),
-            Exists(_votes_seen(round_, expert)),
-            *round_size_columns(),
-            Subquery(count_rows(pool.filter(user__lt=expert.pk))),
-            Subquery(profile),
-        )
-        .get()
-    )
-    if not in_pool:
+    standing = pool_standing(round_id=round_.pk, expert_id=expert.pk)
+    if not standing.in_pool:
         raise AssignmentRefused(_("You are not in this round's expert pool."))
-    if seen_votes:
+    if standing.seen_votes:
         raise AssignmentRefused(
             _(
                 "You have adjudicated items of this round, so you do not rate in it: you "
@@ -189,8 +176,8 @@ def assignment_next(*, expert, round_: ReviewRound) -> Assignment | None:
     from annotation.selectors.review import expert_reference_accuracy
 
     claimant = Claimant(
-        place=PoolPlace(items=items, experts=experts, position=position),
-        specialities=specialities or [],
+        place=PoolPlace(items=standing.items, experts=standing.experts, position=standing.position),
+        specialities=standing.specialities,
         accurate=(expert_reference_accuracy(expert=expert) or 0) >= 0.8,
     )
     for attempt in range(CLAIM_ATTEMPTS):

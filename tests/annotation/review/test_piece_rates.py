@@ -8,8 +8,9 @@ from decimal import Decimal
 import pytest
 from django.urls import reverse
 
-from annotation.models import AuditEvent, ExpertProfile
-from annotation.services.review_votes import reference_answers_set
+from annotation.models import Assignment, AuditEvent, ExpertProfile
+from annotation.selectors.review import expert_reference_accuracy
+from annotation.services.review_votes import VoteInput, assignment_submit, reference_answers_set
 from tests.annotation.review.test_coordinator_pages import complete_round
 from tests.conftest import client_for
 
@@ -100,3 +101,23 @@ def test_the_profile_shows_reference_accuracy_and_agreement(review_round, expert
 
 def item_criteria_of(item):
     return list(item.rubric_version.criteria.order_by("position"))
+
+
+def test_reference_accuracy_counts_only_the_current_revision(review_round, experts):
+    item = review_round.items.order_by("pk").first()
+    criteria = item_criteria_of(item)
+    reference_answers_set(item=item, answers={c.pk: (True, "") for c in criteria})
+    assert expert_reference_accuracy(expert=experts[0]) is None  # nothing compared yet
+    complete_round(review_round, experts[:1], [[False, False, False, True]])
+    assert expert_reference_accuracy(expert=experts[0]) == 0.25
+    # Revised to agree on every criterion: the first revision no longer counts.
+    assignment = Assignment.objects.get(expert=experts[0], item=item)
+    assignment_submit(
+        assignment=assignment,
+        votes=[VoteInput(c.pk, True) for c in criteria],
+        comment="",
+        active_seconds=5,
+        base_revision=assignment.revision,
+    )
+    assert expert_reference_accuracy(expert=experts[0]) == 1.0
+    assert expert_reference_accuracy(expert=experts[1].pk) is None
