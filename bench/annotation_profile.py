@@ -55,6 +55,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--raters", type=int, default=3)
     parser.add_argument("--profile", type=int, default=0, help="print the N costliest functions")
     parser.add_argument("--queries", action="store_true", help="print one request's SQL each")
+    parser.add_argument("--profile-out", default="", help="also write the profile to this file")
     parser.add_argument(
         "--keep", action="store_true", help="keep the database (and its name) after the run"
     )
@@ -147,6 +148,8 @@ def run(args: argparse.Namespace, seeded: dict) -> Meter:
             if done >= args.items:
                 break
     if profiler:
+        if args.profile_out:
+            profiler.dump_stats(args.profile_out)
         pstats.Stats(profiler).sort_stats("cumulative").print_stats(args.profile)
     return meter
 

@@ -1,15 +1,15 @@
-"""Where an expert stands in a round's pool, as each "next item" needs it: whether they are
-in the pool, whether they have read the round's votes (as adjudicator), the round's size,
-their place in the pool and their specialities.
+"""Where an expert stands in a round, as each "next item" and each annotation page needs it:
+whether they are in the pool, whether they have read the round's votes (as adjudicator), the
+round's size, their place in the pool, their specialities, and their assignments.
 
-One statement, written as SQL: it runs on every claim, and building its six subqueries
-through the ORM cost several times the database's time to answer (bench/annotation_profile.py)."""
+Written as SQL: these run on every claim and page, and building them through the ORM cost
+several times the database's time to answer (bench/annotation_profile.py)."""
 
 from dataclasses import dataclass
 
 from django.db import connection
 
-from annotation.models import ExpertProfile, ReviewItem, ReviewRound, VotesSeen
+from annotation.models import Assignment, ExpertProfile, ReviewItem, ReviewRound, VotesSeen
 
 
 @dataclass(frozen=True)
@@ -51,3 +51,18 @@ def pool_standing(*, round_id: int, expert_id: int) -> PoolStanding:
         position=position,
         specialities=specialities or [],
     )
+
+
+_MINE = (
+    f"SELECT a.id, a.status, a.active_seconds FROM {Assignment._meta.db_table} a "
+    f"JOIN {_ITEMS} i ON i.id = a.item_id WHERE a.expert_id = %s AND i.round_id = %s "
+    "ORDER BY a.id"
+)
+
+
+def assignments_in_round(*, expert_id: int, round_id: int) -> list[tuple[int, str, int]]:
+    """(id, status, active seconds) of each of the expert's assignments in the round, in the
+    order they were handed out; skipped ones included."""
+    with connection.cursor() as cursor:
+        cursor.execute(_MINE, [expert_id, round_id])
+        return cursor.fetchall()

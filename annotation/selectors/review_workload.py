@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from django.db import connection
 
 from annotation.models import Assignment, ReviewItem, ReviewRound
+from annotation.selectors.pool_standing import assignments_in_round
 from annotation.services.review_assignment import OPEN_WORK, share_of
 
 
@@ -45,9 +46,8 @@ class Workload:
 
 def expert_workload(*, expert, round_: ReviewRound, assignment_id: int | None = None) -> Workload:
     expert_id = getattr(expert, "pk", expert)
+    mine = assignments_in_round(expert_id=expert_id, round_id=round_.pk)
     with connection.cursor() as cursor:
-        cursor.execute(_MINE, [expert_id, round_.pk])
-        mine = cursor.fetchall()
         cursor.execute(
             _ROUND_SIZE, [round_.pk, round_.pk, round_.pk, round_.raters_per_item, *OPEN_WORK]
         )
@@ -66,15 +66,10 @@ def expert_workload(*, expert, round_: ReviewRound, assignment_id: int | None = 
     )
 
 
-# Written as SQL: the page runs them for every item an expert opens, and building them
-# through the ORM cost several times the database's time to answer (bench/annotation_profile.py).
+# Written as SQL: the page runs it for every item an expert opens, and building it through
+# the ORM cost several times the database's time to answer (bench/annotation_profile.py).
 _ASSIGNMENTS = Assignment._meta.db_table
 _ITEMS = ReviewItem._meta.db_table
-_MINE = (
-    f"SELECT a.id, a.status, a.active_seconds FROM {_ASSIGNMENTS} a "
-    f"JOIN {_ITEMS} i ON i.id = a.item_id WHERE a.expert_id = %s AND i.round_id = %s "
-    "ORDER BY a.id"
-)
 # Items, pool size, and items still lacking a rater's submission: short of raters, or held
 # by someone who has not submitted.
 _ROUND_SIZE = (

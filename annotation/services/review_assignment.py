@@ -26,7 +26,7 @@ from annotation.models import (
     ReviewRound,
     VotesSeen,
 )
-from annotation.selectors.pool_standing import pool_standing
+from annotation.selectors.pool_standing import assignments_in_round, pool_standing
 from annotation.services.audit import audit_record
 
 OPEN_WORK = [Assignment.Status.ASSIGNED, Assignment.Status.IN_PROGRESS]
@@ -201,6 +201,9 @@ _BUSY = object()
 SKIP_ATTEMPTS = 3
 CLAIM_ATTEMPTS = 8
 LOCK_WAIT = "500ms"
+# Candidates sorted for the lock: a round opening's pool asks for different items (see
+# PoolPlace), so a few dozen cover everyone asking at once.
+SHORTLIST = 64
 LOCK_NOT_AVAILABLE = "55P03"
 
 
@@ -215,33 +218,52 @@ def _claim_next(*, expert, round_: ReviewRound, claimant: Claimant, wait: bool):
 
 def _claim_next_locked(*, expert, round_: ReviewRound, claimant: Claimant, wait: bool):
     with transaction.atomic():
-        mine = Assignment.objects.filter(expert=expert, item__round=round_).order_by("pk")
-        statuses = list(mine.values_list("pk", "status"))
+        statuses = [
+            (pk, status)
+            for pk, status, _seconds in assignments_in_round(
+                expert_id=expert.pk, round_id=round_.pk
+            )
+        ]
         current = next((pk for pk, status in statuses if status in OPEN_WORK), None)
         if current is not None:
-            return mine.get(pk=current)
+            return Assignment.objects.get(pk=current)
         place = claimant.place
         share = share_of(round_, items=place.items, experts=place.experts)
         open_items = _items_open_to(expert, round_, statuses, share=share)
         if open_items is None:
             return None
-        candidates = open_items.order_by(*_preference(round_, claimant, first=not statuses))
-        limit = 20
-        if connection.features.has_select_for_update_skip_locked:
-            # Lock one item only: locking every candidate would hide all of them from the
-            # experts asking at the same moment.
-            candidates = candidates.select_for_update(skip_locked=not wait, of=("self",))
-            limit = 1
-            if wait and connection.vendor == "postgresql":
-                with connection.cursor() as cursor:
-                    cursor.execute(f"SET LOCAL lock_timeout = '{LOCK_WAIT}'")
-        for item in candidates[:limit]:
-            # The guard in the WHERE clause is what keeps an item at its rater count.
-            taken = ReviewItem.objects.filter(
-                pk=item.pk, assigned_count__lt=round_.raters_per_item
-            ).update(assigned_count=F("assigned_count") + 1)
-            if taken:
-                return Assignment.objects.create(item=item, expert=expert)
+        order = _preference(round_, claimant, first=not statuses)
+        if not connection.features.has_select_for_update_skip_locked:
+            return _take_first(open_items.order_by(*order)[:20], expert, round_, open_items)
+        if wait and connection.vendor == "postgresql":
+            with connection.cursor() as cursor:
+                cursor.execute(f"SET LOCAL lock_timeout = '{LOCK_WAIT}'")
+        # Lock one item only: locking every candidate would hide all of them from the
+        # experts asking at the same moment. A lock between the sort and the limit keeps
+        # PostgreSQL from sorting only the top of the list, so the lock is taken among the
+        # best SHORTLIST candidates, sorted without one; the whole round is looked at only
+        # when others hold every one of them.
+        shortlist = open_items.order_by(*order).values("pk")[:SHORTLIST]
+        for candidates in (open_items.filter(pk__in=Subquery(shortlist)), open_items):
+            locked = candidates.order_by(*order).select_for_update(
+                skip_locked=not wait, of=("self",)
+            )
+            outcome = _take_first(locked[:1], expert, round_, open_items)
+            if outcome is not _BUSY:
+                return outcome
+    return _BUSY
+
+
+def _take_first(candidates, expert, round_: ReviewRound, open_items: QuerySet):
+    """Hand out the first candidate still short of raters; _BUSY if others are taking them
+    all at this instant, None if the round has nothing left for the expert."""
+    for item in candidates:
+        # The guard in the WHERE clause is what keeps an item at its rater count.
+        taken = ReviewItem.objects.filter(
+            pk=item.pk, assigned_count__lt=round_.raters_per_item
+        ).update(assigned_count=F("assigned_count") + 1)
+        if taken:
+            return Assignment.objects.create(item=item, expert=expert)
     return _BUSY if open_items.exists() else None
 
 

@@ -113,3 +113,45 @@ def test_each_expert_s_first_claim_in_an_untouched_round_is_their_own_place(larg
             wanted.append(assignment_next(expert=expert, round_=round_).item.hand_out_rank)
             transaction.set_rollback(True)  # the round stays untouched for the next expert
     assert wanted == list(range(EXPERTS))
+
+
+def test_a_claim_finds_an_item_when_every_shortlisted_one_is_locked(large_round, monkeypatch):
+    """The claim sorts only a shortlist of the best candidates (sorting the whole round on
+    every claim cost PostgreSQL more than the rest of the request); when others hold a lock
+    on every item of the shortlist, it looks at the whole round, as before."""
+    import annotation.services.review_assignment as claims
+
+    round_, experts = large_round
+    monkeypatch.setattr(claims, "SHORTLIST", 2)
+    ranks = sorted(ReviewItem.objects.filter(round=round_).values_list("hand_out_rank", flat=True))
+    locked, release = threading.Event(), threading.Event()
+
+    def hold_the_first_items() -> None:
+        try:
+            with transaction.atomic():
+                list(
+                    ReviewItem.objects.select_for_update()
+                    .filter(round=round_)
+                    .order_by("hand_out_rank")[:4]
+                )
+                locked.set()
+                release.wait(timeout=30)
+        finally:
+            connection.close()
+
+    holder = threading.Thread(target=hold_the_first_items)
+    holder.start()
+    try:
+        assert locked.wait(timeout=30)
+        # A second claim (not the first of the round), so the order is the seeded one.
+        Assignment.objects.create(
+            item=ReviewItem.objects.get(round=round_, hand_out_rank=ranks[-1]),
+            expert=experts[0],
+            status=Assignment.Status.SUBMITTED,
+        )
+        claimed = assignment_next(expert=experts[0], round_=round_)
+    finally:
+        release.set()
+        holder.join()
+    assert claimed is not None
+    assert claimed.item.hand_out_rank == ranks[4]  # the best item nobody had locked
