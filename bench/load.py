@@ -20,8 +20,9 @@ does within a minute of a bulk load.
 
 Before that, the round opening: every expert, logged in, asks for the next item at the same
 moment (a barrier releases them together) and opens the page it leads to, as when a
-coordinator announces a new round. Its "next item" p95 is the figure of goal 3; every item
-is then checked to have no more assignments than the round's rater count.
+coordinator announces a new round; then again on --bursts - 1 fresh rounds of the same pool.
+The "next item" p95 over all the openings' requests is the figure of goal 3; every item is
+then checked to have no more assignments than its round's rater count.
 
 Then the annotation phase alone (experts only, for --annotation-duration seconds, no
 researchers) measures the gunicorn workers' CPU seconds per expert request (page load,
@@ -59,7 +60,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench._experts import Expert, Recorder, percentile, print_table
 from bench._host import host_report
-from bench._round_opening import report_burst, run_burst
+from bench._round_opening import report_burst, run_bursts
 from bench._stack import (
     DEFAULT_SERVER,
     PASSWORD,
@@ -113,6 +114,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         default=2.0,
         help="mean pause (s) of an expert before each request and of a researcher after each "
         "page (default 2; 0 drives the server flat out)",
+    )
+    parser.add_argument(
+        "--bursts", type=int, default=3, help="round openings, each on a fresh round (goal 3)"
     )
     parser.add_argument("--cases", type=int, default=400)
     parser.add_argument("--criteria-per-case", type=int, default=10)
@@ -368,8 +372,8 @@ def main() -> int:
             f"{os.cpu_count()} CPUs shared with this client",
             flush=True,
         )
-        burst = run_burst(args, server, seeded)
-        burst_ok = report_burst(args, burst, seeded["round_id"])
+        burst, burst_rounds = run_bursts(args, server, seeded)
+        burst_ok = report_burst(args, burst, burst_rounds)
         annotation = None
         if args.annotation_duration > 0:
             annotation = run_annotation(args, server, seeded)

@@ -243,8 +243,13 @@ def _claim_next_locked(*, expert, round_: ReviewRound, claimant: Claimant, wait:
         # PostgreSQL from sorting only the top of the list, so the lock is taken among the
         # best SHORTLIST candidates, sorted without one; the whole round is looked at only
         # when others hold every one of them.
-        shortlist = open_items.order_by(*order).values("pk")[:SHORTLIST]
-        for candidates in (open_items.filter(pk__in=Subquery(shortlist)), open_items):
+        shortlist = ReviewItem.objects.filter(
+            # Looked up by id only, so no estimate of the round's size can turn the lookup
+            # into a scan; the rater count is checked again on the locked row.
+            pk__in=Subquery(open_items.order_by(*order).values("pk")[:SHORTLIST]),
+            assigned_count__lt=round_.raters_per_item,
+        )
+        for candidates in (shortlist, open_items):
             locked = candidates.order_by(*order).select_for_update(
                 skip_locked=not wait, of=("self",)
             )

@@ -3,7 +3,7 @@
 import datetime as dt
 from collections.abc import Sequence
 
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils.translation import gettext as _
 
 from annotation.models import (
@@ -123,6 +123,7 @@ def round_open(
         round_.experts.set(experts)
         if not _add_items(round_, fraction=fraction, seed=seed):
             raise RoundInvalid(_("The sample is empty: these systems have no responses."))
+        _item_statistics_refresh()
         rater_pseudonyms_assign(
             benchmark_id=benchmark.pk, user_ids=[expert.pk for expert in experts]
         )
@@ -143,6 +144,15 @@ def round_open(
     return round_
 
 
+def _item_statistics_refresh() -> None:
+    """Experts ask for items the moment a round opens, a minute before autovacuum would
+    gather statistics on its items: planned as if the round were empty, each claim sorted
+    the round once per candidate (16 ms of PostgreSQL's time instead of under one)."""
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute(f"ANALYZE {ReviewItem._meta.db_table}")
+
+
 def round_extend(*, round_: ReviewRound, fraction: float, user=None) -> int:
     """Grow the sample to `fraction` of the responses, keeping every item already there."""
     if fraction <= round_.fraction:
@@ -151,6 +161,7 @@ def round_extend(*, round_: ReviewRound, fraction: float, user=None) -> int:
         raise RoundInvalid(_("Reopen the round before extending it."))
     with transaction.atomic():
         added = _add_items(round_, fraction=fraction, seed=round_.seed + 1)
+        _item_statistics_refresh()
         ReviewRound.objects.filter(pk=round_.pk).update(fraction=fraction)
         audit_record(
             actor=user,

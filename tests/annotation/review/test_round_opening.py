@@ -155,3 +155,26 @@ def test_a_claim_finds_an_item_when_every_shortlisted_one_is_locked(large_round,
         holder.join()
     assert claimed is not None
     assert claimed.item.hand_out_rank == ranks[4]  # the best item nobody had locked
+
+
+def test_the_planner_knows_a_new_round_s_size_as_soon_as_it_opens(large_round):
+    """Experts ask for items the moment a round opens, a minute before autovacuum would
+    gather statistics on its items; planned as if the round were empty, a claim took 16 ms
+    of PostgreSQL's time instead of under one. Opening a round gathers them."""
+    round_, experts = large_round
+    second = round_open(
+        benchmark=round_.benchmark,
+        name="second",
+        systems=list(System.objects.all()),
+        experts=experts,
+        fraction=1.0,
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "EXPLAIN (FORMAT JSON) SELECT * FROM annotation_reviewitem WHERE round_id = %s",
+            [second.pk],
+        )
+        plan = cursor.fetchone()[0]
+    plan = plan if isinstance(plan, list) else __import__("json").loads(plan)
+    estimated = plan[0]["Plan"]["Plan Rows"]
+    assert estimated >= second.items.count() / 2, estimated
