@@ -47,3 +47,20 @@ def test_the_wsgi_module_loads_the_views_and_freezes_what_it_made():
     assert _fresh_interpreter("") == ["0", "False"]
     frozen, views = _fresh_interpreter("; import config.wsgi")
     assert int(frozen) > 10_000 and views == "True"
+
+
+def test_the_wsgi_module_compiles_every_template_before_the_first_request():
+    code = (
+        "; import config.wsgi; from django.template import engines"
+        "; loader = engines['django'].engine.template_loaders[0]"
+        "; print(len(loader.get_template_cache)"
+        " >= len(list(__import__('pathlib').Path('templates').rglob('*.html'))))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", "import gc, sys" + code],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=ROOT,
+    )
+    assert done.stdout.split()[-1] == "True"
