@@ -27,7 +27,8 @@ then checked to have no more assignments than its round's rater count.
 Then the annotation phase alone (experts only, for --annotation-duration seconds, no
 researchers) measures the gunicorn workers' CPU seconds per expert request (page load,
 autosave, submit, next), and the ceiling phase the same per bare-view request: their ratio
-is goal 2 (at most 3).
+is goal 2 (at most 3). The experts then hammer a view that only checks their permission
+(/bench/signed-in): the floor of every page they open, printed beside the goal.
 
 Then the same clients hammer a view that does nothing (/bench/ceiling, mounted only with
 CONCORD_BENCH_CEILING) through the same gunicorn and middleware: the ceiling of the stack.
@@ -58,6 +59,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench._cpu_ratio import (
+    CEILING,
+    EXPERT_ENDPOINTS,
+    report_cpu_ratio,
+    run_ceiling,
+    run_signed_in_floor,
+)
 from bench._experts import Expert, Recorder, percentile, print_table
 from bench._host import host_report
 from bench._round_opening import report_burst, run_bursts
@@ -68,7 +76,6 @@ from bench._stack import (
     Gunicorn,
     analyze,
     drop_database,
-    httpx,
     migrate,
     recreate_database,
     seed,
@@ -78,15 +85,12 @@ from bench._stack import (
 DATABASE = "concord_bench_load"
 SLUG = "review-load"
 GOAL_MS = 200
-EXPERT_ENDPOINTS = ["next", "annotation page", "autosave", "submit"]
 RESEARCHER_PAGES = {
     "agreement report": f"/benchmarks/{SLUG}/agreement/",
     "leaderboard": f"/benchmarks/{SLUG}/leaderboard/",
     "disagreements": f"/benchmarks/{SLUG}/agreement/disagreements/",
     "exports page": f"/benchmarks/{SLUG}/exports/",
 }
-CEILING = "bare view"
-CPU_RATIO_GOAL = 3.0
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -186,20 +190,6 @@ class Researcher(Expert):
             self.pause()  # reading the page
 
 
-def hammer(base_url: str, recorder: Recorder, *, deadline: float) -> None:
-    with httpx.Client(base_url=base_url, trust_env=False, timeout=30) as client:
-        while time.monotonic() < deadline:
-            started = time.perf_counter()
-            try:
-                response = client.get("/bench/ceiling")
-            except httpx.HTTPError as exc:
-                recorder.error(CEILING, f"{type(exc).__name__}: {exc}")
-                continue
-            recorder.latency(CEILING, time.perf_counter() - started)
-            if response.status_code != 200:
-                recorder.error(CEILING, f"HTTP {response.status_code}")
-
-
 def run_mixed(args, server: Gunicorn, seeded: dict, researchers: list[str]) -> Recorder:
     recorder = Recorder()
 
@@ -246,51 +236,10 @@ def run_mixed(args, server: Gunicorn, seeded: dict, researchers: list[str]) -> R
     return recorder
 
 
-def run_ceiling(args, server: Gunicorn) -> Recorder:
-    recorder = Recorder()
-    seconds = args.ceiling_duration if args.ceiling_duration is not None else args.duration
-    seconds = seconds or args.annotation_duration or 10.0
-    users = args.experts + args.researchers
-    deadline = time.monotonic() + seconds
-    cpu = CpuMeter(server.process.pid)
-    started = time.perf_counter()
-    with ThreadPoolExecutor(max_workers=users) as pool:
-        for job in [
-            pool.submit(hammer, server.base_url, recorder, deadline=deadline) for _ in range(users)
-        ]:
-            job.result()
-    recorder.seconds = time.perf_counter() - started
-    recorder.cpu_line = cpu.report(recorder.seconds)
-    recorder.worker_cpu = cpu.worker_seconds()
-    return recorder
-
-
 def run_annotation(args, server: Gunicorn, seeded: dict) -> Recorder:
     """Experts only: the flow of the annotation page, to measure CPU per request."""
     quiet = argparse.Namespace(**{**vars(args), "duration": args.annotation_duration})
     return run_mixed(quiet, server, seeded, [])
-
-
-def report_cpu_ratio(annotation: Recorder, ceiling: Recorder) -> None:
-    requests = annotation.requests(EXPERT_ENDPOINTS)
-    bare = ceiling.requests([CEILING])
-    if not requests or not bare or annotation.worker_cpu is None:
-        return
-    per_request = annotation.worker_cpu / requests * 1000
-    per_bare = ceiling.worker_cpu / bare * 1000
-    ratio = per_request / per_bare
-    print(
-        f"\nannotation phase (experts only, {annotation.seconds:.1f} s): {requests} requests, "
-        f"{annotation.submits} submits, errors: {sum(annotation.errors.values())}"
-    )
-    if annotation.cpu_line:
-        print(annotation.cpu_line)
-    print_table(annotation, EXPERT_ENDPOINTS)
-    print(
-        f"goal 2: gunicorn worker CPU per annotation request {per_request:.2f} ms, per "
-        f"bare-view request {per_bare:.2f} ms: ratio {ratio:.2f} (goal <= "
-        f"{CPU_RATIO_GOAL:g}: {'met' if ratio <= CPU_RATIO_GOAL else 'missed'})"
-    )
 
 
 def report(args, mixed: Recorder, ceiling: Recorder) -> int:
@@ -374,13 +323,14 @@ def main() -> int:
         )
         burst, burst_rounds = run_bursts(args, server, seeded)
         burst_ok = report_burst(args, burst, burst_rounds)
-        annotation = None
+        annotation = floor = None
         if args.annotation_duration > 0:
             annotation = run_annotation(args, server, seeded)
+            floor = run_signed_in_floor(args, server, seeded)
         mixed = run_mixed(args, server, seeded, researchers) if args.duration > 0 else None
         ceiling = run_ceiling(args, server)
         if annotation is not None:
-            report_cpu_ratio(annotation, ceiling)
+            report_cpu_ratio(annotation, ceiling, floor)
         status = report(args, mixed, ceiling) if mixed is not None else 0
         status = status or (0 if burst_ok else 1)
     finally:

@@ -19,6 +19,9 @@ urlpatterns = [
 ]
 
 if settings.BENCH_CEILING:
-    from config.bench_views import ceiling
+    from config.bench_views import ceiling, signed_in_floor
 
-    urlpatterns.append(path("bench/ceiling", ceiling, name="bench-ceiling"))
+    urlpatterns += [
+        path("bench/ceiling", ceiling, name="bench-ceiling"),
+        path("bench/signed-in", signed_in_floor, name="bench-signed-in"),
+    ]
