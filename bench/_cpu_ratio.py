@@ -6,8 +6,8 @@ an expert opens). Both are mounted only with CONCORD_BENCH_CEILING."""
 import time
 from concurrent.futures import ThreadPoolExecutor
 
-from bench._experts import Expert, Recorder, print_table
-from bench._stack import CpuMeter, Gunicorn, httpx
+from bench._experts import Expert, Recorder, eager_experts, print_table
+from bench._stack import Gunicorn, httpx, measure_phase
 
 EXPERT_ENDPOINTS = ["next", "annotation page", "autosave", "submit"]
 CEILING = "bare view"
@@ -35,16 +35,11 @@ def run_ceiling(args, server: Gunicorn) -> Recorder:
     seconds = seconds or args.annotation_duration or 10.0
     users = args.experts + args.researchers
     deadline = time.monotonic() + seconds
-    cpu = CpuMeter(server.process.pid)
-    started = time.perf_counter()
-    with ThreadPoolExecutor(max_workers=users) as pool:
+    with measure_phase(recorder, server), ThreadPoolExecutor(max_workers=users) as pool:
         for job in [
             pool.submit(hammer, server.base_url, recorder, deadline=deadline) for _ in range(users)
         ]:
             job.result()
-    recorder.seconds = time.perf_counter() - started
-    recorder.cpu_line = cpu.report(recorder.seconds)
-    recorder.worker_cpu = cpu.worker_seconds()
     return recorder
 
 
@@ -52,17 +47,12 @@ def run_signed_in_floor(args, server: Gunicorn, seeded: dict) -> Recorder:
     """The experts, signed in, hammer a view that only checks their permission: what every
     page an expert opens costs before it does anything (session, user, permission)."""
     recorder = Recorder()
-    experts = [
-        Expert(
-            base_url=server.base_url,
-            username=name,
-            recorder=recorder,
-            seed=i,
-            think=0,
-            keep_alive=args.keep_alive,
-        )
-        for i, name in enumerate(seeded["usernames"])
-    ]
+    experts = eager_experts(
+        seeded["usernames"],
+        base_url=server.base_url,
+        recorder=recorder,
+        keep_alive=args.keep_alive,
+    )
 
     def hammer_signed_in(expert: Expert, deadline: float) -> None:
         while time.monotonic() < deadline:
@@ -71,18 +61,12 @@ def run_signed_in_floor(args, server: Gunicorn, seeded: dict) -> Recorder:
 
     try:
         with ThreadPoolExecutor(max_workers=len(experts)) as pool:
-            ready = [
-                e for e, ok in zip(experts, pool.map(Expert.login, experts), strict=True) if ok
-            ]
-            seconds = args.ceiling_duration or args.annotation_duration or 10.0
-            deadline = time.monotonic() + seconds
-            cpu = CpuMeter(server.process.pid)
-            started = time.perf_counter()
-            for job in [pool.submit(hammer_signed_in, e, deadline) for e in ready]:
-                job.result()
-            recorder.seconds = time.perf_counter() - started
-            recorder.cpu_line = cpu.report(recorder.seconds)
-            recorder.worker_cpu = cpu.worker_seconds()
+            logins = list(pool.map(Expert.login, experts))
+            ready = [e for e, ok in zip(experts, logins, strict=True) if ok]
+            deadline = time.monotonic() + (args.ceiling_duration or args.annotation_duration or 10)
+            with measure_phase(recorder, server):
+                for job in [pool.submit(hammer_signed_in, e, deadline) for e in ready]:
+                    job.result()
     finally:
         for expert in experts:
             expert.close()

@@ -192,6 +192,21 @@ class Expert:
         self.client.close()
 
 
+def eager_experts(usernames: list[str], *, base_url: str, recorder: Recorder, keep_alive: int):
+    """One client per expert, with no pauses between requests (think 0)."""
+    return [
+        Expert(
+            base_url=base_url,
+            username=name,
+            recorder=recorder,
+            seed=i,
+            think=0,
+            keep_alive=keep_alive,
+        )
+        for i, name in enumerate(usernames)
+    ]
+
+
 def percentile(values: list[float], p: float) -> float:
     ordered = sorted(values)
     return ordered[max(0, math.ceil(p / 100 * len(ordered)) - 1)]

@@ -10,7 +10,7 @@ import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 
-from bench._experts import Expert, Recorder, percentile, print_table
+from bench._experts import Expert, Recorder, eager_experts, percentile, print_table
 from bench._stack import CpuMeter
 
 BURST_NEXT, BURST_PAGE = "burst next", "burst first page"
@@ -52,17 +52,12 @@ def run_bursts(args, server, seeded: dict) -> tuple[Recorder, list[int]]:
 def run_burst(args, server, round_id: int, usernames: list[str], recorder: Recorder) -> None:
     """Every expert asks for the next item of the freshly opened round at the same moment,
     then opens the page it leads to."""
-    experts = [
-        Expert(
-            base_url=server.base_url,
-            username=name,
-            recorder=recorder,
-            seed=i,
-            think=0,
-            keep_alive=max(args.keep_alive, 30),
-        )
-        for i, name in enumerate(usernames)
-    ]
+    experts = eager_experts(
+        usernames,
+        base_url=server.base_url,
+        recorder=recorder,
+        keep_alive=max(args.keep_alive, 30),
+    )
     gate = None
     path = f"/review/rounds/{round_id}/next/"
 

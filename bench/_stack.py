@@ -9,6 +9,7 @@ import subprocess
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from pathlib import Path
 
 try:
@@ -202,6 +203,18 @@ class Gunicorn:
 
 
 # Measuring -----------------------------------------------------------------------------------
+
+
+@contextmanager
+def measure_phase(recorder, server: "Gunicorn"):
+    """Time the phase run inside, and record its length, its CPU line and the gunicorn
+    workers' CPU seconds on `recorder`."""
+    cpu = CpuMeter(server.process.pid)
+    started = time.perf_counter()
+    yield
+    recorder.seconds = time.perf_counter() - started
+    recorder.cpu_line = cpu.report(recorder.seconds)
+    recorder.worker_cpu = cpu.worker_seconds()
 
 
 class CpuMeter:

@@ -72,10 +72,10 @@ from bench._round_opening import report_burst, run_bursts
 from bench._stack import (
     DEFAULT_SERVER,
     PASSWORD,
-    CpuMeter,
     Gunicorn,
     analyze,
     drop_database,
+    measure_phase,
     migrate,
     recreate_database,
     seed,
@@ -212,24 +212,20 @@ def run_mixed(args, server: Gunicorn, seeded: dict, researchers: list[str]) -> R
             logins = list(pool.map(Expert.login, everyone))
             print(f"logins: {sum(logins)} of {len(everyone)}", flush=True)
             deadline = time.monotonic() + args.duration
-            cpu = CpuMeter(server.process.pid)
-            started = time.perf_counter()
-            jobs = [
-                pool.submit(
-                    e.work, round_id=seeded["round_id"], iterations=10**6, deadline=deadline
-                )
-                for e, ok in zip(experts, logins[: len(experts)], strict=True)
-                if ok
-            ] + [
-                pool.submit(r.read, deadline=deadline)
-                for r, ok in zip(readers, logins[len(experts) :], strict=True)
-                if ok
-            ]
-            for job in jobs:
-                job.result()
-            recorder.seconds = time.perf_counter() - started
-            recorder.cpu_line = cpu.report(recorder.seconds)
-            recorder.worker_cpu = cpu.worker_seconds()
+            with measure_phase(recorder, server):
+                jobs = [
+                    pool.submit(
+                        e.work, round_id=seeded["round_id"], iterations=10**6, deadline=deadline
+                    )
+                    for e, ok in zip(experts, logins[: len(experts)], strict=True)
+                    if ok
+                ] + [
+                    pool.submit(r.read, deadline=deadline)
+                    for r, ok in zip(readers, logins[len(experts) :], strict=True)
+                    if ok
+                ]
+                for job in jobs:
+                    job.result()
     finally:
         for user in everyone:
             user.close()
