@@ -5,6 +5,7 @@ from django.contrib.contenttypes.models import ContentType
 from django.core.exceptions import PermissionDenied
 from django.db import connection
 
+from accounts.roles import ROLES
 from accounts.throttle import (
     client_ip,
     device_known,
@@ -63,13 +64,19 @@ class ThrottledModelBackend(ModelBackend):
 
 
 def role_names(user) -> list[str]:
-    """Names of the user's groups (their roles), sorted; read with the permissions when a
-    permission was asked first, else by a query of their own, kept on the user."""
+    """Names of the user's groups (their roles) in the roles' own order, as the people pages
+    list them; read with the permissions when a permission was asked first, else by a query
+    of their own, kept on the user."""
     if not getattr(user, "is_authenticated", False):
         return []
     if not hasattr(user, "_role_names"):
-        user._role_names = sorted(user.groups.values_list("name", flat=True))
+        user._role_names = _in_role_order(user.groups.values_list("name", flat=True))
     return user._role_names
+
+
+def _in_role_order(names) -> list[str]:
+    """The product's roles first, in ROLES order; any other group after them by name."""
+    return sorted(names, key=lambda n: (ROLES.index(n) if n in ROLES else len(ROLES), n))
 
 
 def _grants(user_id: int) -> tuple[set[str], list[str]]:
@@ -93,4 +100,4 @@ def _grants(user_id: int) -> tuple[set[str], list[str]]:
         cursor.execute(sql, [user_id, user_id, user_id])
         rows = cursor.fetchall()
     perms = {f"{app}.{codename}" for app, codename, group in rows if group is None}
-    return perms, sorted(group for _app, _codename, group in rows if group is not None)
+    return perms, _in_role_order(group for _app, _codename, group in rows if group is not None)

@@ -64,3 +64,15 @@ def test_the_wsgi_module_compiles_every_template_before_the_first_request():
         cwd=ROOT,
     )
     assert done.stdout.split()[-1] == "True"
+
+
+def test_a_template_that_does_not_compile_is_logged_and_the_others_still_are(
+    tmp_path, settings, caplog
+):
+    from config.template_warmup import templates_compile
+
+    (tmp_path / "fine.html").write_text("<p>{{ x }}</p>")
+    (tmp_path / "broken.html").write_text("{% if %}")
+    settings.TEMPLATES = [{**settings.TEMPLATES[0], "DIRS": [tmp_path]}]
+    assert templates_compile() == 1
+    assert "broken.html does not compile" in caplog.text

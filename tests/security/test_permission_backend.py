@@ -7,7 +7,7 @@ from django.contrib.auth.backends import ModelBackend
 from django.contrib.auth.models import Group, Permission
 
 from accounts.backends import ThrottledModelBackend, role_names
-from accounts.roles import COORDINATOR, EXPERT, RESEARCHER
+from accounts.roles import COORDINATOR, EXPERT, RESEARCHER, SENIOR_EXPERT
 from accounts.services import user_create_with_role
 
 pytestmark = pytest.mark.django_db
@@ -44,17 +44,19 @@ def test_superuser_has_every_permission_and_inactive_user_none():
 
 
 def test_the_same_query_names_the_users_roles_for_the_page_header(django_assert_num_queries):
-    user = user_create_with_role(username="two-roles", password="x-pass-123", role=EXPERT)
-    user.groups.add(Group.objects.get(name=RESEARCHER))
+    user = user_create_with_role(username="two-roles", password="x-pass-123", role=RESEARCHER)
+    user.groups.add(Group.objects.get(name=SENIOR_EXPERT), Group.objects.create(name="Auditors"))
+    # The roles in their own order (as the people pages list them), other groups after.
+    expected = [SENIOR_EXPERT, RESEARCHER, "Auditors"]
     fresh = _fresh(user)
     with django_assert_num_queries(1):
         assert fresh.has_perm("annotation.annotate")
-        assert role_names(fresh) == sorted([EXPERT, RESEARCHER])
+        assert role_names(fresh) == expected
     # Without a permission check first, the names cost their own query, and are kept.
     other = _fresh(user)
     with django_assert_num_queries(1):
-        assert role_names(other) == sorted([EXPERT, RESEARCHER])
-        assert role_names(other) == sorted([EXPERT, RESEARCHER])
+        assert role_names(other) == expected
+        assert role_names(other) == expected
 
 
 def test_a_user_without_groups_or_grants_has_no_roles_and_no_permissions():
