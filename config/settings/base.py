@@ -125,13 +125,14 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 AUTHENTICATION_BACKENDS = ["accounts.backends.ThrottledModelBackend"]
-# Sessions live in the database by default, so signing out ends a session everywhere: a copy
-# of the cookie taken before is worth nothing after. SESSION_ENGINE=
+# Sessions live in the database by default (Django's, read by one plain statement:
+# accounts/sessions.py), so signing out ends a session everywhere: a copy of the cookie taken
+# before is worth nothing after. SESSION_ENGINE=
 # django.contrib.sessions.backends.signed_cookies keeps them in a cookie signed with
 # SECRET_KEY instead, which saves one query per request (measured: no less CPU, see
 # docs/performance.md) but leaves a copied cookie valid after sign-out until it expires,
 # unless the password changes or the account is deactivated (both checked on each request).
-SESSION_ENGINE = env.str("SESSION_ENGINE", default="django.contrib.sessions.backends.db")
+SESSION_ENGINE = env.str("SESSION_ENGINE", default="accounts.sessions")
 # Login throttle (accounts/throttle.py): this many failures for one username from one address
 # within the window pause that pair for the lockout.
 LOGIN_FAILURE_LIMIT = env.int("LOGIN_FAILURE_LIMIT", default=5)

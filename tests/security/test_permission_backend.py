@@ -64,3 +64,19 @@ def test_a_user_without_groups_or_grants_has_no_roles_and_no_permissions():
     fresh = _fresh(user)
     assert ThrottledModelBackend().get_all_permissions(fresh) == set()
     assert role_names(fresh) == []
+
+
+def test_the_signed_in_user_is_read_as_the_model_backend_reads_it(django_assert_num_queries):
+    user = user_create_with_role(username="reader", password="x-pass-123", role=EXPERT)
+    user.last_login = user.date_joined
+    user.save()
+    with django_assert_num_queries(1):
+        found = ThrottledModelBackend().get_user(user.pk)
+    expected = ModelBackend().get_user(user.pk)
+    fields = [f.attname for f in get_user_model()._meta.concrete_fields]
+    assert [getattr(found, f) for f in fields] == [getattr(expected, f) for f in fields]
+    assert found.last_login == user.date_joined  # a datetime on every database
+    assert ThrottledModelBackend().get_user(user.pk + 1000) is None
+    user.is_active = False
+    user.save()
+    assert ThrottledModelBackend().get_user(user.pk) is None

@@ -16,7 +16,8 @@ from tests.conftest import client_for
 pytestmark = pytest.mark.django_db
 
 SIGNED_COOKIES = "django.contrib.sessions.backends.signed_cookies"
-DATABASE = "django.contrib.sessions.backends.db"
+DATABASE = "accounts.sessions"  # Django's database sessions, read by one plain statement
+DJANGO_DATABASE = "django.contrib.sessions.backends.db"
 
 
 @pytest.fixture
@@ -43,7 +44,7 @@ def test_with_signed_cookies_a_page_reads_no_session_row(expert, settings):
     assert not any("django_session" in q["sql"] for q in queries.captured_queries)
 
 
-@pytest.mark.parametrize("engine", [DATABASE, SIGNED_COOKIES])
+@pytest.mark.parametrize("engine", [DATABASE, DJANGO_DATABASE, SIGNED_COOKIES])
 def test_a_deactivated_account_or_a_new_password_ends_the_session(expert, settings, engine):
     settings.SESSION_ENGINE = engine
     client = client_for(expert)
@@ -54,4 +55,24 @@ def test_a_deactivated_account_or_a_new_password_ends_the_session(expert, settin
     client = client_for(expert)
     expert.is_active = False
     expert.save()
+    assert client.get(reverse("review-my-work")).status_code == 302
+
+
+def test_an_expired_session_is_refused_and_a_page_reads_the_session_row_once(expert, settings):
+    from django.contrib.sessions.models import Session
+    from django.utils import timezone
+
+    client = client_for(expert)
+    with CaptureQueriesContext(connection) as queries:
+        assert client.get(reverse("review-my-work")).status_code == 200
+    reads = [q["sql"] for q in queries.captured_queries if "django_session" in q["sql"]]
+    assert len(reads) == 1 and "expire_date" in reads[0], reads
+    key = client.cookies[settings.SESSION_COOKIE_NAME].value
+    Session.objects.filter(session_key=key).update(expire_date=timezone.now())
+    assert client.get(reverse("review-my-work")).status_code == 302  # to the login page
+
+
+def test_a_session_key_that_matches_no_row_starts_an_anonymous_session(settings):
+    client = Client()
+    client.cookies[settings.SESSION_COOKIE_NAME] = "x" * 32
     assert client.get(reverse("review-my-work")).status_code == 302
