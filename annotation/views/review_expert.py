@@ -128,12 +128,14 @@ def _annotate_page(
         benchmark_id=round_.benchmark_id, ability_ids={c.ability_id for c in criteria}
     )
     # Ids and positions as text: the template would format each number for the locale,
-    # some ten times per criterion.
+    # some ten times per criterion; the legend is translated here for the same reason.
+    legend = _("Verdict on criterion %(n)s")
     rows = [
         {
             "criterion": c,
             "id": str(c.pk),
             "position": str(position),
+            "legend": legend % {"n": position},
             "hit": draft.get(str(c.pk), {}).get("hit"),
             "note": draft.get(str(c.pk), {}).get("note", ""),
             "faq": faq.get(c.ability_id, []),

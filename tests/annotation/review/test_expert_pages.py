@@ -115,3 +115,20 @@ def test_annotation_page_and_next_item_queries_do_not_grow_with_the_round(review
         counts.append((len(next_queries), len(page_queries)))
         Assignment.objects.filter(expert=experts[0]).update(status="submitted")
     assert counts[0] == counts[1], counts
+
+
+@pytest.mark.parametrize(
+    ("language", "legend"), [("en", "Verdict on criterion 2"), ("zh-hans", "第 2 条评分标准的判断")]
+)
+def test_each_criterion_s_choices_are_named_by_its_position_in_the_reader_s_language(
+    review_round, experts, language, legend
+):
+    client = client_for(experts[0])
+    client.cookies["django_language"] = language
+    assignment = assignment_next(expert=experts[0], round_=review_round)
+    page = client.get(reverse("review-annotate", args=[assignment.pk])).content.decode()
+    assert f'<legend class="visually-hidden">{legend}</legend>' in page
+    ids = [c.pk for c in item_criteria(assignment=assignment)]
+    # Ids as the form posts them back, positions from 1 in rubric order.
+    assert f'name="hit-{ids[1]}"' in page and f'id="crit-{ids[1]}"' in page
+    assert '<span class="pos">2.</span>' in page
