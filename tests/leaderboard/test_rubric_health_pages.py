@@ -138,9 +138,9 @@ def test_the_page_queries_are_bounded(coordinator, django_assert_num_queries):
     seed()
     client = client_for(coordinator)
     client.get(reverse("rubric-health", args=["hb"]))  # warm the taxonomy names' cache
-    # Session, user, permissions, benchmark; the report's criteria, votes and verdicts; the
-    # user's role for the page's header.
-    with django_assert_num_queries(8):
+    # Session, user, permissions (with the roles for the page's header), benchmark; the
+    # report's criteria, votes and verdicts.
+    with django_assert_num_queries(7):
         client.get(reverse("rubric-health", args=["hb"]), {"all": "1"})
 
 
