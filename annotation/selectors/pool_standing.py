@@ -25,13 +25,14 @@ class PoolStanding:
 _POOL = ReviewRound.experts.through._meta.db_table
 _ITEMS = ReviewItem._meta.db_table
 _SPECIALITIES = ExpertProfile._meta.get_field("specialities")
+_ITEM_COUNT = f"(SELECT COUNT(*) FROM {_ITEMS} WHERE round_id = %(round)s)"
+_POOL_SIZE = f"(SELECT COUNT(*) FROM {_POOL} WHERE reviewround_id = %(round)s)"
 _STANDING = (
     f"SELECT EXISTS (SELECT 1 FROM {_POOL} WHERE reviewround_id = %(round)s "
     "AND user_id = %(expert)s), "
     f"EXISTS (SELECT 1 FROM {VotesSeen._meta.db_table} s JOIN {_ITEMS} i ON i.id = s.item_id "
     "WHERE i.round_id = %(round)s AND s.user_id = %(expert)s), "
-    f"(SELECT COUNT(*) FROM {_ITEMS} WHERE round_id = %(round)s), "
-    f"(SELECT COUNT(*) FROM {_POOL} WHERE reviewround_id = %(round)s), "
+    f"{_ITEM_COUNT}, {_POOL_SIZE}, "
     f"(SELECT COUNT(*) FROM {_POOL} WHERE reviewround_id = %(round)s AND user_id < %(expert)s), "
     f"(SELECT specialities FROM {ExpertProfile._meta.db_table} WHERE user_id = %(expert)s)"
 )
@@ -51,6 +52,31 @@ def pool_standing(*, round_id: int, expert_id: int) -> PoolStanding:
         position=position,
         specialities=specialities or [],
     )
+
+
+def round_size(*, round_id: int) -> tuple[int, int]:
+    """The round's item count and pool size."""
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT {_ITEM_COUNT}, {_POOL_SIZE}", {"round": round_id})
+        return cursor.fetchone()
+
+
+def round_progress(*, round_id: int, raters: int, open_statuses) -> tuple[int, int, int]:
+    """The round's item count, its pool size, and its items still lacking a rater's
+    submission: short of raters, or held by someone who has not submitted (an assignment in
+    one of `open_statuses`)."""
+    params = {"round": round_id, "raters": raters}
+    params.update({f"open{i}": str(status) for i, status in enumerate(open_statuses)})
+    held = ", ".join(f"%(open{i})s" for i in range(len(open_statuses)))
+    sql = (
+        f"SELECT {_ITEM_COUNT}, {_POOL_SIZE}, (SELECT COUNT(*) FROM {_ITEMS} i "
+        "WHERE i.round_id = %(round)s AND (i.assigned_count < %(raters)s OR EXISTS "
+        f"(SELECT 1 FROM {Assignment._meta.db_table} a WHERE a.item_id = i.id "
+        f"AND a.status IN ({held}))))"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.fetchone()
 
 
 _MINE = (

@@ -6,10 +6,8 @@ expert's share."""
 import statistics
 from dataclasses import dataclass
 
-from django.db import connection
-
-from annotation.models import Assignment, ReviewItem, ReviewRound
-from annotation.selectors.pool_standing import assignments_in_round
+from annotation.models import Assignment, ReviewRound
+from annotation.selectors.pool_standing import assignments_in_round, round_progress
 from annotation.services.review_assignment import OPEN_WORK, share_of
 
 
@@ -47,11 +45,9 @@ class Workload:
 def expert_workload(*, expert, round_: ReviewRound, assignment_id: int | None = None) -> Workload:
     expert_id = getattr(expert, "pk", expert)
     mine = assignments_in_round(expert_id=expert_id, round_id=round_.pk)
-    with connection.cursor() as cursor:
-        cursor.execute(
-            _ROUND_SIZE, [round_.pk, round_.pk, round_.pk, round_.raters_per_item, *OPEN_WORK]
-        )
-        items, experts, round_left = cursor.fetchone()
+    items, experts, round_left = round_progress(
+        round_id=round_.pk, raters=round_.raters_per_item, open_statuses=OPEN_WORK
+    )
     kept = [row for row in mine if row[1] != Assignment.Status.SKIPPED]
     times = [seconds for _pk, status, seconds in kept if status == Assignment.Status.SUBMITTED]
     position = next((i for i, row in enumerate(kept, 1) if row[0] == assignment_id), None)
@@ -64,22 +60,6 @@ def expert_workload(*, expert, round_: ReviewRound, assignment_id: int | None = 
         median_seconds=statistics.median(times) if times else None,
         skipped=len(mine) - len(kept),
     )
-
-
-# Written as SQL: the page runs it for every item an expert opens, and building it through
-# the ORM cost several times the database's time to answer (bench/annotation_profile.py).
-_ASSIGNMENTS = Assignment._meta.db_table
-_ITEMS = ReviewItem._meta.db_table
-# Items, pool size, and items still lacking a rater's submission: short of raters, or held
-# by someone who has not submitted.
-_ROUND_SIZE = (
-    f"SELECT (SELECT COUNT(*) FROM {_ITEMS} WHERE round_id = %s), "
-    f"(SELECT COUNT(*) FROM {ReviewRound.experts.through._meta.db_table} "
-    "WHERE reviewround_id = %s), "
-    f"(SELECT COUNT(*) FROM {_ITEMS} i WHERE i.round_id = %s AND (i.assigned_count < %s "
-    f"OR EXISTS (SELECT 1 FROM {_ASSIGNMENTS} a WHERE a.item_id = i.id AND a.status IN "
-    f"({', '.join(['%s'] * len(OPEN_WORK))}))))"
-)
 
 
 def submitted_items(*, expert, round_: ReviewRound) -> list[Assignment]:

@@ -8,9 +8,7 @@ from django.db import OperationalError, connection, transaction
 from django.db.models import (
     Case,
     F,
-    Func,
     IntegerField,
-    OuterRef,
     QuerySet,
     Subquery,
     Value,
@@ -26,7 +24,7 @@ from annotation.models import (
     ReviewRound,
     VotesSeen,
 )
-from annotation.selectors.pool_standing import assignments_in_round, pool_standing
+from annotation.selectors.pool_standing import assignments_in_round, pool_standing, round_size
 from annotation.services.audit import audit_record
 
 OPEN_WORK = [Assignment.Status.ASSIGNED, Assignment.Status.IN_PROGRESS]
@@ -49,32 +47,14 @@ def expert_share(round_: ReviewRound) -> int:
     """Most items one expert takes: the configured cap, else an even share of the work."""
     if round_.max_items_per_expert:
         return round_.max_items_per_expert
-    # Both counts in one query: this runs each time an expert asks for an item.
-    counts = ReviewRound.objects.filter(pk=round_.pk).values_list(*round_size_columns())
-    items, experts = counts.get()
+    items, experts = round_size(round_id=round_.pk)
     return share_of(round_, items=items, experts=experts)
-
-
-def round_size_columns() -> tuple[Subquery, Subquery]:
-    """The round's item count and pool size, as columns of a ReviewRound query."""
-    return (
-        Subquery(count_rows(ReviewItem.objects.filter(round=OuterRef("pk")))),
-        Subquery(
-            count_rows(ReviewRound.experts.through.objects.filter(reviewround=OuterRef("pk")))
-        ),
-    )
 
 
 def share_of(round_: ReviewRound, *, items: int, experts: int) -> int:
     if round_.max_items_per_expert:
         return round_.max_items_per_expert
     return math.ceil(items * round_.raters_per_item / max(1, experts))
-
-
-def count_rows(queryset: QuerySet) -> QuerySet:
-    """`SELECT COUNT(*)` of `queryset`, to use as a subquery (COUNT as a plain function, so
-    no GROUP BY is added)."""
-    return queryset.order_by().values(n=Func(F("pk"), function="COUNT"))
 
 
 @dataclass(frozen=True)
@@ -234,7 +214,8 @@ def _claim_next_locked(*, expert, round_: ReviewRound, claimant: Claimant, wait:
             return None
         order = _preference(round_, claimant, first=not statuses)
         if not connection.features.has_select_for_update_skip_locked:
-            return _take_first(open_items.order_by(*order)[:20], expert, round_, open_items)
+            taken = _take_first(open_items.order_by(*order)[:20], expert, round_)
+            return taken or (_BUSY if open_items.exists() else None)
         if wait and connection.vendor == "postgresql":
             with connection.cursor() as cursor:
                 cursor.execute(f"SET LOCAL lock_timeout = '{LOCK_WAIT}'")
@@ -253,15 +234,15 @@ def _claim_next_locked(*, expert, round_: ReviewRound, claimant: Claimant, wait:
             locked = candidates.order_by(*order).select_for_update(
                 skip_locked=not wait, of=("self",)
             )
-            outcome = _take_first(locked[:1], expert, round_, open_items)
-            if outcome is not _BUSY:
-                return outcome
-    return _BUSY
+            taken = _take_first(locked[:1], expert, round_)
+            if taken is not None:
+                return taken
+        # Others are taking every item at this instant, or nothing is left for the expert.
+        return _BUSY if open_items.exists() else None
 
 
-def _take_first(candidates, expert, round_: ReviewRound, open_items: QuerySet):
-    """Hand out the first candidate still short of raters; _BUSY if others are taking them
-    all at this instant, None if the round has nothing left for the expert."""
+def _take_first(candidates, expert, round_: ReviewRound) -> Assignment | None:
+    """Hand out the first candidate still short of raters (None: none could be taken)."""
     for item in candidates:
         # The guard in the WHERE clause is what keeps an item at its rater count.
         taken = ReviewItem.objects.filter(
@@ -269,7 +250,7 @@ def _take_first(candidates, expert, round_: ReviewRound, open_items: QuerySet):
         ).update(assigned_count=F("assigned_count") + 1)
         if taken:
             return Assignment.objects.create(item=item, expert=expert)
-    return _BUSY if open_items.exists() else None
+    return None
 
 
 def _items_open_to(

@@ -93,11 +93,18 @@ def seed(slug: str = "hb") -> Benchmark:
                 active_seconds=10,
                 base_revision=0,
             )
+    judge_run_import(slug, "judge", judge_verdict)
+    return benchmark
+
+
+def judge_run_import(slug: str, judge_name: str, verdict) -> None:
+    """A judge run over both cases for every system, `verdict(case, system, position)`
+    giving each criterion's verdict."""
     for system, name in enumerate(SYSTEMS):
         scored = [
             {
                 "question_id": case,
-                "score_detail": [int(judge_verdict(case, system, p)) for p in range(1, 5)],
+                "score_detail": [int(verdict(case, system, p)) for p in range(1, 5)],
             }
             for case in ("c1", "c2")
         ]
@@ -105,9 +112,8 @@ def seed(slug: str = "hb") -> Benchmark:
             chunks=lines(jsonl_bytes(scored)),
             benchmark_slug=slug,
             system_name=name,
-            judge_name="judge",
+            judge_name=judge_name,
         )
-    return benchmark
 
 
 def run_command(*args) -> dict:
@@ -243,20 +249,7 @@ def test_each_response_counts_once_with_its_newest_finished_verdict():
     the number of runs."""
     seed()
     before = {(r["case"], r["position"]): r for r in run_command()["criteria"]}
-    for system, name in enumerate(SYSTEMS):
-        fixed = [
-            {
-                "question_id": case,
-                "score_detail": [int(majority(case, system, p)) for p in range(1, 5)],
-            }
-            for case in ("c1", "c2")
-        ]
-        judgments_import(
-            chunks=lines(jsonl_bytes(fixed)),
-            benchmark_slug="hb",
-            system_name=name,
-            judge_name="judge, revised",
-        )
+    judge_run_import("hb", "judge, revised", majority)
     after = {(r["case"], r["position"]): r for r in run_command()["criteria"]}
     assert after[MISREAD]["judged_units"] == before[MISREAD]["judged_units"] == 6
     assert before[MISREAD]["judge_disagreement"]["value"] == 1.0
