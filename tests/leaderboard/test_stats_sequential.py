@@ -9,6 +9,7 @@ from leaderboard.stats.sequential import (
     FAIL,
     PASS,
     sequential_gate,
+    sequential_history,
     simulated_decisions,
 )
 
@@ -87,3 +88,83 @@ def test_bad_input_is_refused():
         sequential_gate([11], [10], threshold=0.75)
     with pytest.raises(ValueError):
         sequential_gate([1], [10], threshold=1.0)
+
+
+# The sizes of HeartBench's public rubrics (criteria per case: count of cases).
+HEARTBENCH_SIZES = {4: 3, 5: 5, 6: 11, 7: 24, 8: 25, 9: 41, 10: 55, 11: 36, 12: 31, 13: 23,
+                    14: 17, 15: 11, 16: 3, 17: 3, 18: 3, 19: 2, 20: 2, 23: 1}  # fmt: skip
+
+
+def _heartbench_sizes() -> list[int]:
+    return [size for size, cases in HEARTBENCH_SIZES.items() for _ in range(cases)]
+
+
+def test_a_bet_reaches_the_validity_bound_but_never_passes_it():
+    # Items that all agree fully: the aGRAPA bet wants far more than the bound allows, so
+    # every bet is the bound, (1 - eps) / m of the wealth per unit of excess.
+    units = [10] * 8
+    gate = sequential_gate(units, units, threshold=0.75, max_units=10)
+    assert gate.bets[0] < gate.bets[-1] == pytest.approx(0.95 / 0.75)
+    assert max(gate.bets) <= 0.95 / 0.75
+    # The worst item the bound allows (every unit of the largest item disagrees) leaves
+    # the wealth positive.
+    worst = sequential_gate([10] * 8 + [0], [10] * 9, threshold=0.75, max_units=10)
+    assert worst.e_pass > 0
+
+
+def test_wealth_carries_over_from_round_to_round():
+    rng = np.random.default_rng(7)
+    first = [(int(a), 10) for a in rng.binomial(10, 0.55, size=30)]
+    second = [(int(a), 12) for a in rng.binomial(12, 0.9, size=30)]
+    history = sequential_history([first, second], threshold=0.75, max_units=[10, 12])
+    # The first round alone fails the judge; the second's good items cannot undo it.
+    assert sequential_history([first], threshold=0.75, max_units=[10]).decision == FAIL
+    assert history.decision == FAIL and history.decided_at <= 30
+    assert history.items_used == 60 and history.round_items == (30, 30)
+    # The second round alone would pass: a fresh start would have shopped for a pass.
+    assert sequential_history([second], threshold=0.75, max_units=[12]).decision == PASS
+    # One round through the history is the single-round gate.
+    single = sequential_gate([a for a, _ in first], [u for _, u in first], threshold=0.75)
+    alone = sequential_history([first], threshold=0.75)
+    assert (alone.e_pass, alone.e_fail, alone.cs_path) == (
+        single.e_pass, single.e_fail, single.cs_path,
+    )  # fmt: skip
+
+
+def test_the_history_refuses_bad_tallies():
+    with pytest.raises(ValueError, match="round 2"):
+        sequential_history([[(1, 2)], [(3, 2)]], threshold=0.75)
+    with pytest.raises(ValueError, match="one most-units value per round"):
+        sequential_history([[(1, 2)]], threshold=0.75, max_units=[2, 3])
+    with pytest.raises(ValueError, match="at least the units of its largest item"):
+        sequential_history([[(1, 5)]], threshold=0.75, max_units=[4])
+
+
+@pytest.mark.parametrize("icc", [0.0, 0.1, 0.3])
+def test_heartbench_sized_rounds_stay_within_alpha_at_the_threshold(icc):
+    decision, _used = simulated_decisions(
+        true_agreement=0.75,
+        threshold=0.75,
+        items=300,
+        sizes=_heartbench_sizes(),
+        icc=icc,
+        rounds=ROUNDS,
+        seed=17,
+    )
+    assert float(np.mean(decision == 1)) <= 0.05
+
+
+def test_heartbench_sized_rounds_decide_within_the_measured_items():
+    # At 0.85 against 0.75, on HeartBench's rubric sizes scaled by the largest (23), the
+    # capped bets (0.5 / m) needed a median of about 104 items; at (1 - eps) / m, 60 or less.
+    decision, used = simulated_decisions(
+        true_agreement=0.85,
+        threshold=0.75,
+        items=300,
+        sizes=_heartbench_sizes(),
+        icc=0.1,
+        rounds=ROUNDS,
+        seed=19,
+    )
+    assert float(np.mean(decision == 1)) >= 0.99
+    assert float(np.median(used)) <= 62
