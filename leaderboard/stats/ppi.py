@@ -1,0 +1,198 @@
+"""Prediction-powered means (PPI++): a judge's score corrected by the experts' votes.
+
+For one quantity of one system (the per-response score of its overall, of an ability, ...):
+`y` holds the experts' value on the labelled responses, `yhat` the judge's value on the same
+responses, `yhat_unlabelled` the judge's value on the system's other responses. The two sets
+are disjoint. With the power-tuning weight lambda,
+
+    corrected = mean(lambda * yhat_unlabelled) + mean(y - lambda * yhat)
+    se^2      = var(lambda * yhat_unlabelled) / N + var(y - lambda * yhat) / n
+
+(variances with divisor N and n), and the 95% interval is corrected +- z * se. lambda is the
+variance-minimising weight of Angelopoulos, Duchi and Zrnic (PPI++, arXiv 2311.01453):
+
+    lambda = cov(y, yhat) / ((1 + n / N) * var(yhat on all n + N responses))
+
+with the covariance's divisor n and the variance's n + N - 1, clipped to [0, 1]. lambda = 0
+gives the experts-only mean; lambda = 1 the plain PPI estimate of Angelopoulos et al.
+(Science, 2023). Tests hold every number to `ppi_py`, the authors' implementation.
+
+Beyond the reference, each fit keeps every response's centred contribution to the estimate
+(its influence): the sum of their squares is se^2 exactly, and summing them per case gives
+the covariance between systems that answered the same cases (`ppi_ranks`).
+
+No Django here. Where a number cannot be given, the fit is undefined with a reason code.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.stats import norm
+
+ALPHA = 0.05
+# Fewer labelled responses than this give no interval: a normal interval on a handful of
+# responses would claim more than it knows.
+MIN_LABELLED = 10
+
+# Reason codes (put into words by `leaderboard.corrected.wording`).
+TOO_FEW_LABELLED = "ppi_too_few_labelled"
+NO_RESPONSES = "ppi_no_responses"
+NO_VARIATION = "ppi_no_variation"
+
+
+def z_value(alpha: float = ALPHA) -> float:
+    """The two-sided normal critical value, as the reference computes it."""
+    return float(norm.isf(alpha / 2))
+
+
+def power_tuning(y: np.ndarray, yhat: np.ndarray, yhat_unlabelled: np.ndarray) -> float:
+    """PPI++'s lambda for a mean, clipped to [0, 1]; 0 when the judge's values do not vary
+    (the judge then carries no information and the reference divides by zero)."""
+    n, big_n = len(y), len(yhat_unlabelled)
+    cov = float(((y - y.mean()) * (yhat - yhat.mean())).sum() / n)
+    pooled = np.concatenate([yhat, yhat_unlabelled])
+    var = float(pooled.var(ddof=1)) if len(pooled) > 1 else 0.0
+    if var == 0.0 or big_n == 0:
+        return 0.0
+    return float(np.clip(cov / ((1 + n / big_n) * var), 0.0, 1.0))
+
+
+@dataclass(frozen=True)
+class PPIMean:
+    """One corrected mean. `reason` is set (and the numbers None) when it is undefined.
+
+    `judge` is the judge's own mean over all n + N responses, `bias` = judge - corrected.
+    `influence` and `bias_influence` map each response's key to its centred contribution
+    to `corrected` and to `bias`; `labelled` is n and `unlabelled` N.
+    """
+
+    labelled: int
+    unlabelled: int
+    judge: float | None
+    corrected: float | None = None
+    se: float | None = None
+    lam: float | None = None
+    bias: float | None = None
+    bias_se: float | None = None
+    experts_only_se: float | None = None
+    influence: dict | None = None
+    bias_influence: dict | None = None
+    reason: str | None = None
+    alpha: float = ALPHA
+
+    @property
+    def is_defined(self) -> bool:
+        return self.reason is None
+
+    def interval(self) -> tuple[float, float] | None:
+        if self.corrected is None or self.se is None:
+            return None
+        half = z_value(self.alpha) * self.se
+        return (self.corrected - half, self.corrected + half)
+
+    def bias_interval(self) -> tuple[float, float] | None:
+        if self.bias is None or self.bias_se is None:
+            return None
+        half = z_value(self.alpha) * self.bias_se
+        return (self.bias - half, self.bias + half)
+
+    @property
+    def effective_n(self) -> float | None:
+        """The experts-only sample size whose interval would be as wide as this one:
+        n * (experts-only variance / corrected variance). Undefined with no spread."""
+        if self.se is None or self.experts_only_se is None or self.se == 0:
+            return None
+        return self.labelled * (self.experts_only_se / self.se) ** 2
+
+
+def _undefined(labelled: int, unlabelled: int, judge: float | None, why: str) -> PPIMean:
+    return PPIMean(labelled=labelled, unlabelled=unlabelled, judge=judge, reason=why)
+
+
+def ppi_mean(
+    *,
+    y: Sequence[float],
+    yhat: Sequence[float],
+    yhat_unlabelled: Sequence[float],
+    keys: Sequence | None = None,
+    unlabelled_keys: Sequence | None = None,
+    alpha: float = ALPHA,
+    lam: float | None = None,
+    min_labelled: int = MIN_LABELLED,
+) -> PPIMean:
+    """The PPI++ mean of the experts' values (see the module). `keys` name the labelled
+    responses and `unlabelled_keys` the others, for the influence maps (default: positions,
+    ("l", i) and ("u", i)). `lam` fixes lambda instead of estimating it."""
+    y_arr = np.asarray(y, dtype=float)
+    yhat_arr = np.asarray(yhat, dtype=float)
+    yu_arr = np.asarray(yhat_unlabelled, dtype=float)
+    if y_arr.shape != yhat_arr.shape or y_arr.ndim != 1 or yu_arr.ndim != 1:
+        raise ValueError("y and yhat must be flat arrays of one length")
+    if not (np.isfinite(y_arr).all() and np.isfinite(yhat_arr).all() and np.isfinite(yu_arr).all()):
+        raise ValueError("every value must be a finite number")
+    n, big_n = len(y_arr), len(yu_arr)
+    keys = list(keys) if keys is not None else [("l", i) for i in range(n)]
+    unlabelled_keys = (
+        list(unlabelled_keys) if unlabelled_keys is not None else [("u", i) for i in range(big_n)]
+    )
+    if len(keys) != n or len(unlabelled_keys) != big_n:
+        raise ValueError("one key per response is needed")
+    total = n + big_n
+    if total == 0:
+        return _undefined(0, 0, None, NO_RESPONSES)
+    judge = math.fsum([*yhat_arr.tolist(), *yu_arr.tolist()]) / total
+    if n < max(min_labelled, 2):
+        return _undefined(n, big_n, judge, TOO_FEW_LABELLED)
+
+    if lam is None:
+        lam = power_tuning(y_arr, yhat_arr, yu_arr)
+    rectifier = y_arr - lam * yhat_arr
+    if big_n:
+        imputed = lam * yu_arr
+        corrected = float(imputed.mean() + rectifier.mean())
+        imputed_var = float(imputed.std() ** 2 / big_n)
+    else:
+        # Every response is labelled: the experts' own mean (lambda is 0 then).
+        imputed = yu_arr
+        corrected = float(rectifier.mean())
+        imputed_var = 0.0
+    se = math.sqrt(imputed_var + float(rectifier.std() ** 2 / n))
+
+    influence = {
+        key: float(v) for key, v in zip(keys, (rectifier - rectifier.mean()) / n, strict=True)
+    }
+    # bias = mean of yhat over all responses - corrected: per labelled response
+    # yhat/total - rectifier/n, per unlabelled one yhat/total - lambda*yhat/N, each
+    # centred within its own sample.
+    bias_l = yhat_arr / total - rectifier / n
+    bias_influence = {key: float(v) for key, v in zip(keys, bias_l - bias_l.mean(), strict=True)}
+    if big_n:
+        influence.update(
+            {
+                key: float(v)
+                for key, v in zip(unlabelled_keys, (imputed - imputed.mean()) / big_n, strict=True)
+            }
+        )
+        bias_u = yu_arr / total - imputed / big_n
+        bias_influence.update(
+            {key: float(v) for key, v in zip(unlabelled_keys, bias_u - bias_u.mean(), strict=True)}
+        )
+    bias_se = math.sqrt(math.fsum(v * v for v in bias_influence.values()))
+    return PPIMean(
+        labelled=n,
+        unlabelled=big_n,
+        judge=judge,
+        corrected=corrected,
+        se=se,
+        lam=float(lam),
+        bias=judge - corrected,
+        bias_se=bias_se,
+        experts_only_se=float(y_arr.std() / math.sqrt(n)),
+        influence=influence,
+        bias_influence=bias_influence,
+        alpha=alpha,
+    )

@@ -1,0 +1,79 @@
+"""Rank sets from corrected scores and the equal-bias test, paired by case."""
+
+import math
+
+import numpy as np
+import pytest
+from scipy.stats import chi2, norm
+
+from leaderboard.stats.ppi import ppi_mean
+from leaderboard.stats.ppi_ranks import FEWER_THAN_TWO, NOT_RANKED, equal_bias_test, rank_sets
+
+
+def _fit(rng, shift: float, *, ease, judge_shift: float = 0.0, noise: float = 8.0):
+    cases = len(ease)
+    y = np.clip(ease + shift + rng.normal(0, noise, cases), 0, 100)
+    yhat = np.clip(y + judge_shift + rng.normal(0, noise / 2, cases), 0, 100)
+    labelled = np.arange(cases) < cases // 3
+    keys = [f"c{i}" for i in range(cases)]
+    return ppi_mean(
+        y=y[labelled],
+        yhat=yhat[labelled],
+        yhat_unlabelled=yhat[~labelled],
+        keys=[k for k, m in zip(keys, labelled, strict=True) if m],
+        unlabelled_keys=[k for k, m in zip(keys, labelled, strict=True) if not m],
+    )
+
+
+def test_far_apart_systems_get_single_ranks_and_close_ones_share_a_set():
+    rng = np.random.default_rng(0)
+    ease = rng.uniform(20, 60, 300)
+    fits = {
+        "A": _fit(rng, 30, ease=ease),
+        "B": _fit(rng, 0.3, ease=ease),
+        "C": _fit(rng, 0, ease=ease),
+        "D": _fit(rng, -30, ease=ease),
+    }
+    ranks = rank_sets(fits)
+    assert ranks.sets["A"] == (1, 1)
+    assert ranks.sets["D"] == (4, 4)
+    assert ranks.sets["B"] == (2, 3) == ranks.sets["C"]
+    assert ranks.pairs == 6
+    assert ranks.z == pytest.approx(norm.isf(0.05 / 12))
+
+
+def test_pairing_by_case_narrows_the_difference():
+    """Two systems that share the cases' ease differ far more precisely than their own
+    intervals suggest: the paired interval is what separates them."""
+    rng = np.random.default_rng(1)
+    ease = rng.uniform(0, 80, 300)
+    a, b = _fit(rng, 4, ease=ease, noise=2), _fit(rng, 0, ease=ease, noise=2)
+    assert a.interval()[0] < b.interval()[1]  # their own intervals overlap
+    assert rank_sets({"A": a, "B": b}).sets == {"A": (1, 1), "B": (2, 2)}
+
+
+def test_a_system_without_a_corrected_score_is_left_out_of_the_ranking():
+    rng = np.random.default_rng(2)
+    ease = rng.uniform(20, 60, 60)
+    short = ppi_mean(y=[50.0] * 3, yhat=[50.0] * 3, yhat_unlabelled=[40.0] * 20)
+    ranks = rank_sets({"A": _fit(rng, 0, ease=ease), "B": short})
+    assert "B" not in ranks.sets and ranks.reason == NOT_RANKED and ranks.ranked == 1
+
+
+def test_equal_bias_test_with_two_systems_is_the_squared_z_of_the_paired_difference():
+    rng = np.random.default_rng(3)
+    ease = rng.uniform(20, 60, 240)
+    a, b = _fit(rng, 0, ease=ease, judge_shift=6), _fit(rng, 0, ease=ease)
+    keys = a.bias_influence.keys() | b.bias_influence.keys()
+    var = math.fsum((a.bias_influence[k] - b.bias_influence[k]) ** 2 for k in keys)
+    z2 = (a.bias - b.bias) ** 2 / var
+    test = equal_bias_test({"A": a, "B": b})
+    assert test.statistic == pytest.approx(z2, rel=1e-9)
+    assert test.p_value == pytest.approx(chi2.sf(z2, 1), rel=1e-9)
+    assert test.df == 1 and test.largest == "A" and test.p_value < 0.001
+
+
+def test_equal_bias_test_needs_two_systems():
+    rng = np.random.default_rng(4)
+    test = equal_bias_test({"A": _fit(rng, 0, ease=rng.uniform(20, 60, 60))})
+    assert test.p_value is None and test.reason == FEWER_THAN_TWO and test.largest == "A"
