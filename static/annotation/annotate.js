@@ -95,14 +95,26 @@
     });
   }
 
-  function focusRow(index) {
+  // The criterion the expert was last on: where focus goes back after a panel, and what
+  // a verdict key answers when focus sits on one of the page's own buttons.
+  let lastRow = null;
+  rows.forEach((row) => row.addEventListener("focusin", () => (lastRow = row)));
+
+  function focusRow(index, options) {
     const row = rows[Math.max(0, Math.min(rows.length - 1, index))];
-    if (row) row.focus();
+    if (row) row.focus(options);
   }
 
   function currentIndex() {
     const row = document.activeElement && document.activeElement.closest(".vote-row");
-    return row ? rows.indexOf(row) : -1;
+    if (row) return rows.indexOf(row);
+    // Focus on the page itself or on a tool button (Guidelines, Keyboard, the response):
+    // the keys still act on the criterion the expert was on.
+    const away = document.activeElement;
+    if (lastRow && (!away || away === document.body || (away.matches("button") && !form.contains(away)))) {
+      return rows.indexOf(lastRow);
+    }
+    return -1;
   }
 
   function choose(value) {
@@ -116,8 +128,6 @@
     focusRow(index + 1);
   }
 
-  let focusBeforePanel = null;
-
   function togglePanel(id, show) {
     const panel = document.getElementById(id);
     const open = show === undefined ? panel.hidden : show;
@@ -126,13 +136,67 @@
     const button = document.querySelector(`[aria-controls="${id}"]`);
     if (button) button.setAttribute("aria-expanded", String(open));
     if (open) {
-      focusBeforePanel = document.activeElement;
       panel.querySelector("button").focus();
-    } else if (focusBeforePanel) {
-      focusBeforePanel.focus(); // back to the criterion the expert was on
-      focusBeforePanel = null;
+    } else {
+      // Back to the criterion the expert was on, however the panel was opened (a click
+      // leaves focus on the button that opened it, where 1, 0 and Enter would do nothing).
+      backToCriterion();
     }
   }
+
+  function backToCriterion() {
+    if (lastRow) lastRow.focus({ preventScroll: isInView(lastRow) });
+    else focusRow(firstUnanswered());
+  }
+
+  function isInView(element) {
+    const box = element.getBoundingClientRect();
+    return box.bottom > 0 && box.top < window.innerHeight;
+  }
+
+  function firstUnanswered() {
+    const index = rows.findIndex((row) => !row.querySelector("input[type=radio]:checked"));
+    return index < 0 ? 0 : index;
+  }
+
+  // On one column (a tablet, a zoomed window) the response scrolls away above the criteria:
+  // the bar over the criteria shows it again, one tap (or r) away.
+  const peekButton = document.getElementById("show-response");
+  const peek = document.getElementById("response-peek");
+  function togglePeek(show) {
+    if (!peekButton || !peek) return;
+    const open = show === undefined ? peek.hidden : show;
+    peek.hidden = !open;
+    peekButton.setAttribute("aria-expanded", String(open));
+    peekButton.textContent = open ? peekButton.dataset.hide : peekButton.dataset.show;
+    if (open && lastRow) {
+      // The criterion just below the response, neither under it nor pushed off the screen.
+      const bar = document.getElementById("response-bar").getBoundingClientRect();
+      window.scrollBy(0, lastRow.getBoundingClientRect().top - bar.height - 8);
+    }
+  }
+
+  // Side by side, the dialogue and the response fit the window from wherever their column
+  // starts, so the response is in view beside every criterion, at the top of the page too.
+  const left = document.querySelector(".annotate-left");
+  function fitLeftColumn() {
+    if (!left) return;
+    if (getComputedStyle(left).position !== "sticky") {
+      left.style.maxHeight = "";
+      return;
+    }
+    const top = Math.max(left.getBoundingClientRect().top, 8);
+    left.style.maxHeight = Math.max(window.innerHeight - top - 8, 160) + "px";
+  }
+  let fitting = false;
+  function fitSoon() {
+    if (fitting) return;
+    fitting = true;
+    requestAnimationFrame(() => { fitting = false; fitLeftColumn(); });
+  }
+  window.addEventListener("scroll", fitSoon, { passive: true });
+  window.addEventListener("resize", fitSoon);
+  fitLeftColumn();
 
   document.addEventListener("keydown", (event) => {
     const typing = event.target.matches("textarea, input[type=text], select");
@@ -156,6 +220,7 @@
         break;
       }
       case "?": togglePanel("help"); break;
+      case "r": togglePeek(); break;
       case "Escape": togglePanel("help", false); togglePanel("guidelines", false); return;
       case "Enter":
         if (event.target.matches("button, a, summary")) return;
@@ -191,7 +256,11 @@
     navigator.sendBeacon(autosaveUrl, body);
   });
 
+  if (peekButton) peekButton.addEventListener("click", () => togglePeek());
+
   restoreLocalCopy();
   markAnswered();
-  focusRow(rows.findIndex((row) => !row.querySelector("input[type=radio]:checked")));
+  // The item opens at the top, with the dialogue, the response and any message in view;
+  // the first unanswered criterion has focus, so the keys work at once.
+  focusRow(firstUnanswered(), { preventScroll: true });
 })();

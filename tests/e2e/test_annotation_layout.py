@@ -1,7 +1,9 @@
 """The annotation page at every screen size an expert uses: a tablet held upright, a small
 laptop, a desktop, and a desktop at 200% browser zoom (half the CSS pixels, each drawn twice).
 No control may be covered by another element, the page never scrolls sideways, and on narrow
-screens the dialogue and the response fold away. Screenshots go to test-output/screenshots/."""
+screens the dialogue and the response fold away. The response and the focused criterion are
+both in view, or one tap apart, and an item opens at its top, with any message in view.
+Screenshots go to test-output/screenshots/."""
 
 import pytest
 from playwright.sync_api import expect
@@ -32,8 +34,10 @@ SIZES = {
     "desktop-1920x1080": (1920, 1080, 1),
     # Browser zoom at 200% on a 1920x1080 screen lays the page out in 960x540 CSS pixels.
     "zoom200-1920x1080": (960, 540, 2),
+    # ... and on a 1366x768 laptop in 683x384: one column, and very little height.
+    "zoom200-1366x768": (683, 384, 2),
 }
-NARROW = {"tablet-768x1024"}
+NARROW = {"tablet-768x1024", "zoom200-1366x768"}
 
 TURNS = [
     ("A", "最近加班太多了，每天都到晚上十一点才下班，周末也经常要回消息。"),
@@ -131,7 +135,7 @@ def test_no_control_is_covered_at_any_size(e2e, browser, language):
             dialogue.locator("summary").click()
             response.locator("summary").click()
             expect(page.locator(".chat")).to_be_hidden()
-            expect(page.locator(".response-to-judge")).to_be_hidden()
+            expect(page.locator("#response-panel .response-to-judge")).to_be_hidden()
             page.screenshot(path=str(OUTPUT / f"annotate-{name}-{language}-folded.png"))
             assert covered_controls(page) == []
         assert "SecretSys" not in page.content()
@@ -139,3 +143,85 @@ def test_no_control_is_covered_at_any_size(e2e, browser, language):
     assert not problems, "\n".join(
         f"{name}:\n    " + "\n    ".join(items) for name, items in problems.items()
     )
+
+
+# How much of an element is in the window and not drawn over (the sticky bar over the
+# criteria, say): at least 40 CSS px of it (or all of it, when smaller), with the element
+# itself at the centre of the visible band.
+IN_VIEW = """(selector) => {
+  for (const el of document.querySelectorAll(selector)) {
+    if (el.closest('[hidden]') || !el.checkVisibility()) continue;
+    const r = el.getBoundingClientRect();
+    const top = Math.max(r.top, 0), bottom = Math.min(r.bottom, window.innerHeight);
+    if (bottom - top < Math.min(40, r.height) || r.right <= 0 || r.left >= window.innerWidth)
+      continue;
+    const hit = document.elementFromPoint(r.left + Math.min(r.width / 2, 60), (top + bottom) / 2);
+    if (hit && (el.contains(hit) || hit.contains(el))) return true;
+  }
+  return false;
+}"""
+RESPONSE = ".response-to-judge"
+FOCUSED = ".vote-row:focus"
+
+
+def both_in_view(page) -> bool:
+    return page.evaluate(IN_VIEW, RESPONSE) and page.evaluate(IN_VIEW, FOCUSED)
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_response_and_the_focused_criterion_together_at_every_size(e2e, browser, language):
+    assignment = an_item_with_a_long_dialogue()
+    problems = []
+    for name, (width, height, scale) in SIZES.items():
+        context = browser.new_context(
+            viewport={"width": width, "height": height}, device_scale_factor=scale
+        )
+        page = context.new_page()
+        set_language(page, e2e, language)
+        login(page, e2e, "expert", PASSWORD)
+        url = f"{e2e.url}/review/work/{assignment.pk}/"
+        page.goto(url)
+        expect(page.locator(".vote-row")).to_have_count(7)
+        # The item opens at its top: the dialogue first, not scrolled to criterion 1,
+        # which has focus all the same (the keys work at once).
+        expect(page.locator(".vote-row").first).to_be_focused()
+        if page.evaluate("window.scrollY") != 0:
+            problems.append(f"{name}: opens scrolled down to {page.evaluate('window.scrollY')}")
+
+        # Each criterion in turn, as the keyboard reaches it: the response beside it, or
+        # one tap on the bar above the criteria away, with the criterion still in view.
+        for index in range(7):
+            page.evaluate("(i) => document.querySelectorAll('.vote-row')[i].focus()", index)
+            if both_in_view(page):
+                continue
+            toggle = page.locator("#show-response")
+            if not toggle.is_visible():
+                problems.append(f"{name}: criterion {index + 1} without the response")
+                continue
+            toggle.click()
+            page.locator(".vote-row").nth(index).focus()  # the tap took focus; keys bring it back
+            if not (page.evaluate(IN_VIEW, "#response-peek") and page.evaluate(IN_VIEW, FOCUSED)):
+                problems.append(f"{name}: criterion {index + 1} and the response not together")
+            if index == 6:
+                page.screenshot(path=str(OUTPUT / f"annotate-{name}-{language}-peek.png"))
+            toggle.click()
+            expect(page.locator("#response-peek")).to_be_hidden()
+
+        # Messages at the top of the page are in view when the item comes back: the
+        # "answer every criterion" refusal, and the thanks after a flag.
+        page.goto(url)
+        page.locator("#submit-button").click()
+        refusal = page.locator(".alert.error")
+        expect(refusal).to_be_visible()
+        if not page.evaluate(IN_VIEW, ".alert.error"):
+            problems.append(f"{name}: the refusal to submit is out of view")
+        page.locator(".flag-panel:not(.skip-panel) summary").click()
+        page.locator("#flag-reason").select_option(index=0)
+        page.locator(".flag-panel:not(.skip-panel) button[type=submit]").click()
+        page.wait_for_load_state()
+        expect(page.locator(".messages li.success")).to_be_visible()
+        if not page.evaluate(IN_VIEW, ".messages li.success"):
+            problems.append(f"{name}: the thanks for the flag is out of view")
+        page.screenshot(path=str(OUTPUT / f"annotate-{name}-{language}-after-flag.png"))
+        context.close()
+    assert not problems, "\n".join(problems)
