@@ -17,6 +17,7 @@ from django.utils.translation import gettext as _
 
 from accounts.models import Invitation
 from accounts.roles import ROLES
+from accounts.usernames import username_normalise, username_taken
 
 MAX_DAYS = 30
 
@@ -100,13 +101,14 @@ def invitation_accept(*, token: str, username: str, password: str, password2: st
         if state != InvitationState.VALID:
             raise SignUpRefused({"": [state_message(state)]})
         errors: dict[str, list[str]] = {}
-        username = username.strip()
+        username = username_normalise(username)
         candidate = User(username=username)
         try:
             candidate.full_clean(exclude=["password"], validate_unique=False)
         except ValidationError as exc:
             errors.update({k: list(v) for k, v in exc.message_dict.items() if k == "username"})
-        if username and User.objects.filter(username__iexact=username).exists():
+        # Taken also when it only looks like an existing name (accounts.usernames).
+        if username and username_taken(username):
             errors.setdefault("username", []).append(_("This username is taken."))
         if password != password2:
             errors.setdefault("password2", []).append(_("The two passwords differ."))

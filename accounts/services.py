@@ -1,6 +1,7 @@
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group, Permission
 from django.db import transaction
+from django.utils import timezone
 
 from accounts.roles import ROLE_PERMISSIONS
 
@@ -30,3 +31,30 @@ def user_create_with_role(*, username: str, password: str, role: str):
     user.save()
     user.groups.set([Group.objects.get(name=role)])
     return user
+
+
+def user_access_end(*, user) -> int:
+    """End every way the user is signed in: their browser sessions and their API token.
+    Deactivation calls this, so activating the account again later revives neither: the
+    person signs in anew and asks for a new token. Returns the sessions ended.
+
+    Sessions keep the user's id inside their encoded data, so each live session is read;
+    deactivating is rare and the table holds one row per signed-in browser."""
+    from django.contrib.auth import SESSION_KEY
+    from django.contrib.sessions.models import Session
+    from rest_framework.authtoken.models import Token
+
+    from accounts.sessions import SessionStore
+
+    store = SessionStore()
+    ended = [
+        key
+        for key, data in Session.objects.filter(expire_date__gt=timezone.now())
+        .values_list("session_key", "session_data")
+        .iterator(chunk_size=2000)
+        if str(store.decode(data).get(SESSION_KEY)) == str(user.pk)
+    ]
+    for start in range(0, len(ended), 500):
+        Session.objects.filter(session_key__in=ended[start : start + 500]).delete()
+    Token.objects.filter(user=user).delete()
+    return len(ended)

@@ -42,7 +42,8 @@ class PromptOutput(serializers.ModelSerializer):
 
 
 class VersionOutput(serializers.ModelSerializer):
-    prompt = serializers.CharField(source="prompt.__str__", default=None, allow_null=True)
+    # The prompt's name and version; null for a judge without one (an imported judge).
+    prompt = serializers.StringRelatedField()
 
     class Meta:
         model = JudgeVersion
@@ -154,7 +155,8 @@ class RunOutput(serializers.ModelSerializer):
     config = serializers.CharField(source="config.name")
     judge_version = serializers.IntegerField(source="judge_version.number")
     systems = serializers.SlugRelatedField(slug_field="name", many=True, read_only=True)
-    prompt = serializers.CharField(source="prompt.__str__", default=None, allow_null=True)
+    # The prompt's name and version; null for a judge without one (an imported judge).
+    prompt = serializers.StringRelatedField()
     progress = serializers.SerializerMethodField()
     state = serializers.SerializerMethodField(
         help_text="the status, except 'finished_with_failures' for a run that finished with "

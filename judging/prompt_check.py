@@ -31,6 +31,25 @@ def placeholders(text: str) -> set[str]:
         raise PromptInvalid(f"{exc}: write a literal brace as {{{{ or }}}}") from None
 
 
+def decorated_placeholders(text: str) -> list[str]:
+    """Placeholders written with more than a name, as they stand in `text`: a format spec
+    ("{response:>5000000}", which pads the response to five million characters), a
+    conversion ("{response!r}"), an attribute or an index ("{criteria.x}", "{criteria[0]}").
+    A prompt places each value plainly; raises PromptInvalid for unbalanced braces."""
+    try:
+        fields = list(string.Formatter().parse(text))
+    except ValueError as exc:
+        raise PromptInvalid(f"{exc}: write a literal brace as {{{{ or }}}}") from None
+    found = []
+    for _, name, spec, conversion in fields:
+        if name is None:
+            continue
+        if spec or conversion or not name.isidentifier():
+            shown = name + (f"!{conversion}" if conversion else "") + (f":{spec}" if spec else "")
+            found.append("{" + shown + "}")
+    return found
+
+
 def check_placeholders(kind: str, system_text: str, user_text: str) -> None:
     """Raises PromptInvalid naming every unknown or missing placeholder."""
     used = placeholders(system_text) | placeholders(user_text)

@@ -3,7 +3,6 @@ from django.utils.translation import gettext as _
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import generics, status
 from rest_framework.exceptions import NotFound
-from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response as ApiResponse
 from rest_framework.views import APIView
@@ -22,6 +21,7 @@ from annotation.selectors.benchmarks import (
 from annotation.services.benchmark_import import benchmark_import
 from annotation.services.import_jobs import import_in_background
 from annotation.services.responses_import import BenchmarkNotFound, responses_import
+from config.parsers import CheckedFormParser, CheckedMultiPartParser
 
 VIEW = "annotation.view_benchmark"
 # Responses and systems reveal who wrote what: never for experts.
@@ -172,7 +172,7 @@ class BenchmarkImport(APIView):
 
     permission_classes = [HasPermission]
     required_permission = IMPORT
-    parser_classes = [MultiPartParser, FormParser]
+    parser_classes = [CheckedMultiPartParser, CheckedFormParser]
 
     @extend_schema(
         request=s.ImportInput,
@@ -210,7 +210,7 @@ class ResponsesImport(APIView):
 
     permission_classes = [HasPermission]
     required_permission = IMPORT
-    parser_classes = [MultiPartParser, FormParser]
+    parser_classes = [CheckedMultiPartParser, CheckedFormParser]
 
     @extend_schema(
         request=s.ResponsesImportInput,

@@ -20,6 +20,7 @@ from accounts.invitations import (
 )
 from accounts.models import Invitation
 from accounts.roles import COORDINATOR, ROLES
+from accounts.services import user_access_end
 from annotation.models import AuditEvent, ExpertProfile, ReviewRound
 from annotation.services.audit import audit_record
 from annotation.services.round_pool import assignments_release
@@ -149,6 +150,7 @@ def person_update(*, actor, user, change: PersonChange) -> PersonUpdated:
             action = Action.ACTIVATED if change.is_active else Action.DEACTIVATED
             written.append(_audit(actor, action, user, {}))
             if not change.is_active:
+                user_access_end(user=user)
                 released = assignments_release(expert=user)
                 if released:
                     written.append(

@@ -28,6 +28,10 @@ from annotation.rubric_edit.validation import RubricProblems, validate_rows
 from annotation.selectors.rubric_rows import rows_of_version, taxonomy_labels
 from annotation.selectors.rubrics import current_rubric_version
 from annotation.services.audit import audit_record
+from annotation.services.review_votes import NOTE_MAX_LENGTH
+
+# A comment on a rubric is a remark, limited as a rater's note is.
+COMMENT_MAX_LENGTH = NOTE_MAX_LENGTH
 
 NOTE_MAX = 500
 
@@ -266,6 +270,11 @@ def rubric_comment_add(
     text = text.strip()
     if not text:
         raise ValueError(_("Write a comment first."))
+    if len(text) > COMMENT_MAX_LENGTH:
+        raise ValueError(
+            _("The comment is too long: %(length)d characters, at most %(limit)d.")
+            % {"length": len(text), "limit": COMMENT_MAX_LENGTH}
+        )
     return RubricComment.objects.create(
         case=case, author=author, text=text, version=version or current_rubric_version(case=case)
     )

@@ -43,6 +43,7 @@ from annotation.services.review_rounds import (
 from annotation.services.review_votes import (
     reference_answers_set,
 )
+from config.spreadsheet import spreadsheet_text
 
 MANAGE = "annotation.manage_review"
 CONSENSUS = "annotation.view_consensus"
@@ -256,7 +257,8 @@ def piece_rate_csv(request: HttpRequest, round_id: int) -> HttpResponse:
         # No rate set: empty cells rather than an amount of 0 that looks like a decision.
         rate = "" if row.rate is None else f"{row.rate:.2f}"
         earned = "" if row.earned is None else f"{row.earned:.2f}"
-        writer.writerow([row.username, row.done, rate, earned])
+        # A username such as "+1+1" or "@cmd" would run as a formula in a spreadsheet.
+        writer.writerow([spreadsheet_text(row.username), row.done, rate, earned])
     return response
 
 

@@ -191,6 +191,8 @@ def rubric_comment(request: HttpRequest, slug: str, external_id: str) -> HttpRes
     except ValueError as exc:
         error = str(exc)
     if not request.htmx:
+        if error:
+            messages.error(request, error)
         return redirect("rubric-editor", slug=slug, external_id=external_id)
     return _editor(
         request,

@@ -188,11 +188,11 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
-    # DRF's JSON parser, refusing deep nesting, NUL characters and lone surrogates (400).
+    # DRF's parsers, refusing deep nesting, NUL characters and lone surrogates (400).
     "DEFAULT_PARSER_CLASSES": [
         "config.parsers.CheckedJSONParser",
-        "rest_framework.parsers.FormParser",
-        "rest_framework.parsers.MultiPartParser",
+        "config.parsers.CheckedFormParser",
+        "config.parsers.CheckedMultiPartParser",
     ],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],

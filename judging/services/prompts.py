@@ -13,7 +13,13 @@ from django.utils.translation import gettext_noop
 
 from annotation.models import Benchmark, Case
 from judging.models import PromptTemplate
-from judging.prompt_check import PromptInvalid, check_placeholders, text_language
+from judging.prompt_check import (
+    ALLOWED,
+    PromptInvalid,
+    check_placeholders,
+    decorated_placeholders,
+    text_language,
+)
 
 # Cases read to tell a benchmark's language.
 LANGUAGE_SAMPLE = 20
@@ -31,6 +37,7 @@ def prompt_template_save(
         raise PromptInvalid(f"the name {name!r} must be letters, digits, - and _ only") from None
     if kind not in PromptTemplate.Kind.values:
         raise PromptInvalid(f"the kind must be one of {', '.join(PromptTemplate.Kind.values)}")
+    _refuse_decorated(kind, system_text, user_text)
     check_placeholders(kind, system_text, user_text)
     language = text_language(system_text + "\n" + user_text) or "en"
     with transaction.atomic():
@@ -54,6 +61,22 @@ def prompt_template_save(
             system_text=system_text,
             user_text=user_text,
             author=user if getattr(user, "is_authenticated", False) else None,
+        )
+
+
+def _refuse_decorated(kind: str, system_text: str, user_text: str) -> None:
+    found = decorated_placeholders(system_text) + decorated_placeholders(user_text)
+    if found:
+        raise PromptInvalid(
+            _(
+                "Write each placeholder plainly, with its name only: %(found)s has a format "
+                "spec, a conversion or an index. Only these placeholders are allowed: "
+                "%(allowed)s."
+            )
+            % {
+                "found": ", ".join(found),
+                "allowed": " ".join("{" + name + "}" for name in sorted(ALLOWED[kind])),
+            }
         )
 
 
