@@ -4,21 +4,30 @@ recorded, the evaluated run's verdicts), the judge version with its prompt's ful
 the rubric versions in HeartBench's question format and a manifest with every file's
 SHA-256. The zip file is written with the standard library's zipfile."""
 
-import hashlib
 import json
-import zipfile
 from collections import defaultdict
 from typing import IO
 
-from django.utils import timezone
+from django.conf import settings
+from django.db.models import Q
+from django.utils import translation
 
-from annotation.models import Ability, Criterion, ReviewItem, RubricVersion
+from annotation.models import (
+    Ability,
+    AuditEvent,
+    Criterion,
+    Response,
+    ReviewItem,
+    RubricVersion,
+)
 from annotation.selectors.vote_history import votes_as_of
 from config.version import CONCORD_VERSION
 from judging.models import JudgeTask, Verdict
 from leaderboard.bundles import layout
-from leaderboard.bundles.verify import evaluation_units
-from leaderboard.models import GateEvaluation, LeaderboardSnapshot
+from leaderboard.bundles.archive import archive_write, code_commit
+from leaderboard.bundles.keys import signing_key_current
+from leaderboard.bundles.verify_evaluation import evaluation_units
+from leaderboard.models import GateEvaluation, GatePolicy, LeaderboardSnapshot
 from leaderboard.selectors.agreement import rater_pseudonyms, round_tasks
 from leaderboard.selectors.boards import BoardRuns
 
@@ -143,9 +152,15 @@ def _evaluation_files(evaluation: GateEvaluation, prefix: str) -> tuple[dict, se
             "response__system__name",
             "rubric_version_id",
             "rubric_version__number",
+            "hand_out_rank",
         )
     )
     by_response = {row[0]: (row[1], row[2]) for row in items}
+    # Items are written in the order the report read them; each is numbered by its place in
+    # the hand-out order (rank, then response), which the sequential test follows.
+    numbers = {
+        row[0]: n for n, row in enumerate(sorted(items, key=lambda r: (r[5], r[0])), start=1)
+    }
     positions = dict(
         Criterion.objects.filter(rubric_version_id__in={row[3] for row in items}).values_list(
             "pk", "position"
@@ -183,16 +198,50 @@ def _evaluation_files(evaluation: GateEvaluation, prefix: str) -> tuple[dict, se
                 "lower_bound": evaluation.lower_bound,
                 "upper_bound": evaluation.upper_bound,
                 "recorded": evaluation.created.isoformat(),
+                "raters_per_item": round_.raters_per_item,
+                "round_seed": round_.seed,
+                "round_fraction": round_.fraction,
             }
         ),
         prefix + layout.REPORT_JSON: layout.json_bytes(evaluation.report),
         prefix + layout.ITEMS: layout.csv_bytes(
-            layout.ITEM_FIELDS, [(qid, system, number) for _, qid, system, _, number in items]
+            layout.ITEM_FIELDS,
+            [
+                (numbers[response], qid, system, number, rank)
+                for response, qid, system, _, number, rank in items
+            ],
         ),
         prefix + layout.VOTES: layout.csv_bytes(layout.VOTE_FIELDS, votes),
         prefix + layout.EVALUATION_VERDICTS: layout.jsonl_bytes(verdicts),
     }
     return files, {row[3] for row in items}
+
+
+def _with_rubric_digests(files: dict, prefix: str, rubrics: dict) -> None:
+    """The evaluation records the digest of each rubric version its items were rated on."""
+    name = prefix + layout.EVALUATION
+    record = json.loads(files[name])
+    keys = {
+        layout.rubric_key(row["question_id"], row["rubric_version"])
+        for row in layout.read_csv(files[prefix + layout.ITEMS])
+    }
+    record["rubric_digests"] = {
+        f"{qid}@{number}": layout.rubric_digest(rubrics[(qid, number)])
+        for qid, number in sorted(keys)
+    }
+    files[name] = layout.json_bytes(record)
+
+
+def _response_lines(tasks, round_) -> list[dict]:
+    responses = Response.objects.filter(
+        Q(pk__in=tasks.values("response_id")) | Q(review_items__round=round_)
+    ).distinct()
+    return [
+        {"question_id": qid, "system": system, "text": text}
+        for qid, system, text in responses.order_by("case__position", "system__name").values_list(
+            "case__external_id", "system__name", "text"
+        )
+    ]
 
 
 def _pdf(evaluation: GateEvaluation, files: dict, prefix: str, rubrics, taxonomy) -> bytes:
@@ -207,6 +256,28 @@ def _pdf(evaluation: GateEvaluation, files: dict, prefix: str, rubrics, taxonomy
         generated_at=evaluation.created.isoformat(timespec="minutes"),
     )
     return agreement_pdf_bytes(evaluation.report, ident=ident, systems=system_hit_rates(units))
+
+
+def _policy(benchmark, when) -> dict:
+    """The benchmark's gate policy as it stood at `when`, from the audit log of its changes
+    (the current policy when it never changed)."""
+    changes = AuditEvent.objects.filter(
+        benchmark=benchmark, action=AuditEvent.Action.GATE_POLICY_CHANGED
+    ).order_by("created", "pk")
+    before = changes.filter(created__lte=when).last()
+    after = changes.filter(created__gt=when).first()
+    if before is not None:
+        state = before.details.get("to", {})
+    elif after is not None:
+        state = after.details.get("from", {})
+    else:
+        policy = GatePolicy.objects.filter(benchmark=benchmark).first() or GatePolicy()
+        state = {
+            "threshold": policy.threshold,
+            "rule": policy.rule,
+            "allow_rubric_changes": policy.allow_rubric_changes,
+        }
+    return {**state, "as_of": when.isoformat()}
 
 
 def bundle_files(snapshot: LeaderboardSnapshot) -> dict[str, bytes]:
@@ -227,6 +298,7 @@ def bundle_files(snapshot: LeaderboardSnapshot) -> dict[str, bytes]:
         .values_list("label", "category__name_en")
     )
     rubrics = {layout.rubric_key(r["question_id"], r["rubric_version"]): r for r in rubric_lines}
+    _with_rubric_digests(files, prefix, rubrics)
     files[prefix + layout.REPORT_PDF] = _pdf(evaluation, files, prefix, rubrics, taxonomy)
     files.update(
         {
@@ -240,7 +312,12 @@ def bundle_files(snapshot: LeaderboardSnapshot) -> dict[str, bytes]:
                     "judge_version": f"{snapshot.judge_version.label}",
                     "runs": sorted(run.pk for run in runs),
                     "evaluations": [evaluation.pk],
+                    "gate_policy": _policy(snapshot.benchmark, snapshot.created),
                     "rubric_changes": snapshot.rubric_changes,
+                    "rubric_digests": {
+                        f"{qid}@{number}": layout.rubric_digest(line)
+                        for (qid, number), line in sorted(rubrics.items())
+                    },
                     "rows": snapshot.rows,
                 }
             ),
@@ -249,27 +326,28 @@ def bundle_files(snapshot: LeaderboardSnapshot) -> dict[str, bytes]:
             layout.RUBRICS: layout.jsonl_bytes(rubric_lines),
             layout.TAXONOMY: layout.json_bytes(taxonomy),
             layout.VERDICTS: layout.jsonl_bytes(board_verdicts),
+            layout.RESPONSES: layout.jsonl_bytes(_response_lines(board_tasks, evaluation.round)),
         }
     )
     return files
 
 
-def bundle_write(snapshot: LeaderboardSnapshot, out: IO[bytes]) -> None:
-    """Write the snapshot's bundle as a zip file to `out`."""
-    files = bundle_files(snapshot)
-    manifest = {
-        "format": layout.FORMAT,
-        "version": layout.VERSION,
-        "concord": CONCORD_VERSION,
-        "created": timezone.now().isoformat(),
-        "snapshot": snapshot.pk,
-        "benchmark": snapshot.benchmark.slug,
-        "files": {
-            name: {"sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data)}
-            for name, data in sorted(files.items())
+def bundle_write(snapshot: LeaderboardSnapshot, out: IO[bytes], *, sign: bool = True) -> dict:
+    """Write the snapshot's bundle as a zip file to `out`, signed with the installation's
+    current key unless `sign` is off; returns its manifest. The same snapshot gives the same
+    files (the PDF in the site's language), so the bundle's hash can be cited."""
+    with translation.override(settings.LANGUAGE_CODE):
+        files = bundle_files(snapshot)
+    return archive_write(
+        out,
+        files,
+        header={
+            "concord": CONCORD_VERSION,
+            "commit": code_commit(),
+            "created": snapshot.created.isoformat(),
+            "snapshot": snapshot.pk,
+            "benchmark": snapshot.benchmark.slug,
+            "language": settings.LANGUAGE_CODE,
         },
-    }
-    with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED) as archive:
-        archive.writestr(layout.MANIFEST, json.dumps(manifest, indent=1, sort_keys=True))
-        for name, data in sorted(files.items()):
-            archive.writestr(name, data)
+        key=signing_key_current() if sign else None,
+    )

@@ -2,13 +2,16 @@
 builder writes them, the verifier reads them back, both through these names."""
 
 import csv
+import hashlib
 import io
 import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 FORMAT = "concord-evidence-bundle"
-VERSION = 1
+# 2: items carry their hand-out rank, evaluations the round's raters per item and the
+# rubrics' digests, the board its gate policy; response texts; an optional signature.
+VERSION = 2
 
 MANIFEST = "manifest.json"
 BOARD_JSON = "board.json"
@@ -17,6 +20,8 @@ JUDGE_VERSION = "judge_version.json"
 RUBRICS = "rubrics.jsonl"
 TAXONOMY = "taxonomy.json"
 VERDICTS = "verdicts.jsonl"  # the board's verdicts
+RESPONSES = "responses.jsonl"  # the text of every response judged or rated
+SIGNATURE = "signature.json"  # the manifest's signature (not listed in the manifest)
 EVALUATION_DIR = "evaluations/{id}/"
 EVALUATION = "evaluation.json"
 REPORT_JSON = "report.json"
@@ -25,8 +30,26 @@ ITEMS = "items.csv"
 VOTES = "votes.csv"
 EVALUATION_VERDICTS = "verdicts.jsonl"  # the evaluated run's verdicts on the round
 
-ITEM_FIELDS = ["question_id", "system", "rubric_version"]
+# Rows in the order the report read the items; `item` numbers them in hand-out order (rank,
+# then the order of their responses), which the sequential test follows.
+ITEM_FIELDS = ["item", "question_id", "system", "rubric_version", "hand_out_rank"]
 VOTE_FIELDS = ["question_id", "system", "criterion", "rater", "hit"]
+
+
+def canonical_sha256(value) -> str:
+    text = json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def rubric_digest(line: dict) -> str:
+    """The SHA-256 of a rubric version as the bundle writes it (criteria, dialogue, labels)."""
+    return canonical_sha256(line)
+
+
+def content_sha256(files: dict[str, dict]) -> str:
+    """The bundle's hash for citing: the SHA-256 of the manifest's file list (every file's
+    name, size and SHA-256), so it names the content whatever key signed it and when."""
+    return canonical_sha256(files)
 
 
 def json_bytes(value) -> bytes:

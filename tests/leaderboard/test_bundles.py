@@ -11,6 +11,7 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.urls import reverse
 
+from leaderboard.bundles.layout import content_sha256
 from leaderboard.bundles.verify import verify_bundle
 from leaderboard.models import LeaderboardSnapshot
 from tests.conftest import client_for
@@ -35,6 +36,7 @@ def rewrite(data: bytes, name: str, change, *, update_manifest: bool = False) ->
     if update_manifest:
         manifest = json.loads(files["manifest.json"])
         manifest["files"][name]["sha256"] = hashlib.sha256(files[name]).hexdigest()
+        manifest["bundle_sha256"] = content_sha256(manifest["files"])
         files["manifest.json"] = json.dumps(manifest).encode()
     out = io.BytesIO()
     with zipfile.ZipFile(out, "w") as target:
@@ -71,12 +73,28 @@ def test_the_demo_bundle_holds_what_it_claims(bundle, tmp_path, capsys):
         "rubrics.jsonl",
         "taxonomy.json",
         "verdicts.jsonl",
+        "responses.jsonl",
+        "signature.json",
         *(prefix + f for f in ("evaluation.json", "report.json", "report.pdf")),
         *(prefix + f for f in ("items.csv", "votes.csv", "verdicts.jsonl")),
     } == names
     result = verify_bundle(io.BytesIO(data))
     assert result.ok, result.problems
-    assert len(result.checked) == 3
+    assert {check["name"] for check in result.as_dict()["checks"] if check["result"] == "pass"} >= {
+        "files",
+        "gate_evaluations",
+        "settings_fingerprint",
+        "judge_identity",
+        "rubric_text",
+        "board_scores",
+        "threshold_floor",
+        "gate_policy",
+        "agreement",
+        "breakdowns",
+        "raters_complete",
+        "sequential",
+        "gate_decision",
+    }
     path = tmp_path / "b.zip"
     path.write_bytes(data)
     capsys.readouterr()
