@@ -41,7 +41,6 @@ MIN_LABELLED = 10
 # Reason codes (put into words by `leaderboard.corrected.wording`).
 TOO_FEW_LABELLED = "ppi_too_few_labelled"
 NO_RESPONSES = "ppi_no_responses"
-NO_VARIATION = "ppi_no_variation"
 
 
 def z_value(alpha: float = ALPHA) -> float:

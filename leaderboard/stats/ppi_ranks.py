@@ -11,7 +11,8 @@ Rank sets (a simpler valid method than Chatzi et al.'s prediction-powered rankin
 Bonferroni over the K(K-1)/2 pairs. System a is above b when the interval of a - b lies
 wholly above 0. a's rank set runs from 1 + (the systems above a) to K - (the systems below
 a). With probability at least 95% (asymptotically) every system's true rank, by the
-experts' scores, lies in its set at once.
+experts' scores, lies in its set at once. A system without a corrected score (too few
+labelled responses) could stand anywhere: it gets no set and widens the others'.
 
 Bias test: the Wald test of "every system's bias is the same" on the K - 1 differences of
 the biases from the last system's, with the case-clustered covariance; chi-squared with
@@ -55,15 +56,16 @@ class Ranks:
 
 
 def rank_sets(fits: Mapping[str, PPIMean], *, alpha: float = ALPHA) -> Ranks:
-    """Each system's set of ranks consistent with the data (see the module). Systems
-    without a corrected score are left out of the ranking."""
+    """Each system's set of ranks consistent with the data (see the module), among all the
+    systems of `fits`. A system without a corrected score gets no set, and since it could
+    stand anywhere, every other system's set widens to allow for it."""
     defined = {name: fit for name, fit in fits.items() if fit.corrected is not None}
     names = list(defined)
     k = len(names)
     pairs = k * (k - 1) // 2
     z = float(norm.isf(alpha / (2 * pairs))) if pairs else z_value(alpha)
-    above = {name: 0 for name in names}
-    below = {name: 0 for name in names}
+    above = dict.fromkeys(names, 0)
+    below = dict.fromkeys(names, 0)
     for i, a in enumerate(names):
         for b in names[i + 1 :]:
             fa, fb = defined[a], defined[b]
@@ -75,9 +77,10 @@ def rank_sets(fits: Mapping[str, PPIMean], *, alpha: float = ALPHA) -> Ranks:
             elif diff + half < 0:
                 below[b] += 1
                 above[a] += 1
-    sets = {name: (1 + above[name], k - below[name]) for name in names}
-    left_out = len(fits) - k
-    return Ranks(sets=sets, ranked=k, pairs=pairs, z=z, reason=NOT_RANKED if left_out else None)
+    sets = {name: (1 + above[name], len(fits) - below[name]) for name in names}
+    return Ranks(
+        sets=sets, ranked=k, pairs=pairs, z=z, reason=NOT_RANKED if k < len(fits) else None
+    )
 
 
 @dataclass(frozen=True)

@@ -52,12 +52,14 @@ def test_pairing_by_case_narrows_the_difference():
     assert rank_sets({"A": a, "B": b}).sets == {"A": (1, 1), "B": (2, 2)}
 
 
-def test_a_system_without_a_corrected_score_is_left_out_of_the_ranking():
+def test_a_system_without_a_corrected_score_has_no_set_and_widens_the_others():
     rng = np.random.default_rng(2)
     ease = rng.uniform(20, 60, 60)
     short = ppi_mean(y=[50.0] * 3, yhat=[50.0] * 3, yhat_unlabelled=[40.0] * 20)
     ranks = rank_sets({"A": _fit(rng, 0, ease=ease), "B": short})
     assert "B" not in ranks.sets and ranks.reason == NOT_RANKED and ranks.ranked == 1
+    # B could stand above or below A.
+    assert ranks.sets["A"] == (1, 2)
 
 
 def test_equal_bias_test_with_two_systems_is_the_squared_z_of_the_paired_difference():

@@ -7,6 +7,7 @@ from annotation.models import Benchmark
 from config.version import CONCORD_VERSION
 from judging.models import JudgeRun
 from judging.scoring import Profile
+from leaderboard.corrected.command import corrected_output
 from leaderboard.provenance import rubric_versions_of
 from leaderboard.selectors.boards import BoardNotFound, board_runs, judge_version_header
 from leaderboard.selectors.scores import leaderboard_rows
@@ -82,9 +83,18 @@ class Command(BaseCommand):
             help="catastrophic rule: the paper's (heartbench) or the released code's",
         )
         parser.add_argument("--format", choices=["json", "table"], default="table")
+        parser.add_argument("--json", action="store_true", help="same as --format json")
+        parser.add_argument(
+            "--corrected-by",
+            default=None,
+            metavar="ROUND",
+            help="review round (id or name) whose expert votes correct the judge's scores",
+        )
 
     @no_translations
     def handle(self, *args, benchmark, judge, runs, profile, format, **options) -> None:
+        if options.get("json"):
+            format = "json"
         bench = Benchmark.objects.filter(slug=benchmark).first()
         if bench is None:
             raise CommandError(f"no benchmark with slug {benchmark!r}")
@@ -101,6 +111,11 @@ class Command(BaseCommand):
                     f"warning: run {run.pk} is {run.status}; its scores cover only the "
                     "responses judged so far"
                 )
+        if options.get("corrected_by") is not None:
+            self.stdout.write(
+                corrected_output(bench, board, options["corrected_by"], profile, format)
+            )
+            return
         rows = leaderboard_rows(board=board, profile=profile)
         if format == "json":
             version = board.judge_version

@@ -1,0 +1,146 @@
+"""What a corrected board is computed from: for every response the board's judge scored,
+the judge's verdicts, and for the round's labelled responses the experts' majority verdicts
+on the same criteria.
+
+A response is labelled when it is one of the round's sampled (not reference) items, the
+board judged it on the rubric version the round froze, and every criterion of that version
+has a majority of at least the round's full complement of raters (`raters_per_item`).
+Every other judged response is unlabelled. Five queries whatever the size.
+"""
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from django.db.models import Count, Q
+
+from annotation.consensus import has_majority, majority_hit
+from annotation.models import Criterion, ReviewItem, ReviewRound
+from annotation.selectors.review import current_votes
+from judging.scoring import CaseVerdicts, ScoredCriterion
+from leaderboard.selectors.boards import BoardRuns
+from leaderboard.selectors.scores import board_case_verdicts
+from leaderboard.stats.ppi_quantities import ResponsePair
+
+# Why a sampled response of the round is not labelled.
+INCOMPLETE = "incomplete"  # a criterion lacks a full complement of votes, or is tied
+OTHER_RUBRIC = "other_rubric"  # the board judged it on another rubric version
+NOT_ON_BOARD = "not_on_board"  # the board has no done verdicts for it
+REFERENCE = "reference"  # a reference item, not part of the random sample
+
+
+@dataclass
+class CorrectedInputs:
+    pairs: dict[str, list[ResponsePair]]  # per system name, every judged response
+    sampled: int = 0  # the round's items
+    labelled: int = 0
+    not_labelled: dict[str, int] = field(default_factory=dict)
+
+
+def _frozen_criteria(versions: set[int]) -> dict[int, list[tuple]]:
+    criteria: dict[int, list[tuple]] = defaultdict(list)
+    for version, *fields in (
+        Criterion.objects.filter(rubric_version_id__in=versions)
+        .order_by("rubric_version_id", "position")
+        .values_list(
+            "rubric_version_id",
+            "pk",
+            "ability__label",
+            "ability__category__name_en",
+            "weight",
+            "is_catastrophic",
+        )
+    ):
+        criteria[version].append(tuple(fields))
+    return criteria
+
+
+def _vote_counts(round_: ReviewRound) -> dict[int, dict[int, tuple[int, int]]]:
+    """(votes, hits) per response and criterion, from the round's current votes."""
+    counts: dict[int, dict[int, tuple[int, int]]] = defaultdict(dict)
+    rows = (
+        current_votes(round_=round_)
+        .values("assignment__item__response_id", "criterion_id")
+        .annotate(votes=Count("pk"), hits=Count("pk", filter=Q(hit=True)))
+        .order_by()
+        .values_list("assignment__item__response_id", "criterion_id", "votes", "hits")
+    )
+    for response, criterion, votes, hits in rows:
+        counts[response][criterion] = (votes, hits)
+    return counts
+
+
+def _experts_case(judge: CaseVerdicts, criteria: list[tuple], counts: dict, full: int):
+    """The experts' majority verdicts as a case, or None when a criterion has no majority
+    of a full complement."""
+    scored = []
+    for pk, label, category, weight, catastrophic in criteria:
+        votes, hits = counts.get(pk, (0, 0))
+        if votes < full or not has_majority(votes, hits):
+            return None
+        scored.append(
+            ScoredCriterion(
+                ability=label,
+                category=category,
+                weight=weight,
+                is_catastrophic=catastrophic,
+                hit=bool(majority_hit(votes, hits)),
+            )
+        )
+    return CaseVerdicts(
+        case_id=judge.case_id,
+        difficulty=judge.difficulty,
+        scenario=judge.scenario,
+        criteria=tuple(scored),
+    )
+
+
+def corrected_inputs(*, board: BoardRuns, round_: ReviewRound) -> CorrectedInputs:
+    judged, _failed = board_case_verdicts(board=board)
+    versions = {
+        (system, case): version
+        for system, case, version in board.tasks().values_list(
+            "system__name", "case__external_id", "rubric_version_id"
+        )
+    }
+    items = list(
+        ReviewItem.objects.filter(round=round_).values_list(
+            "response_id",
+            "rubric_version_id",
+            "response__system__name",
+            "response__case__external_id",
+            "is_reference",
+        )
+    )
+    criteria = _frozen_criteria({row[1] for row in items})
+    counts = _vote_counts(round_)
+    by_key = {(system, case): row for row in items for system, case in [(row[2], row[3])]}
+
+    inputs = CorrectedInputs(pairs={}, sampled=len(items))
+    not_labelled: dict[str, int] = defaultdict(int)
+    seen: set[tuple[str, str]] = set()
+    for system, cases in judged.items():
+        pairs = inputs.pairs.setdefault(system, [])
+        for case in cases:
+            key = (system, case.case_id)
+            item = by_key.get(key)
+            experts = None
+            if item is not None:
+                seen.add(key)
+                response, frozen, _system, _case, reference = item
+                if reference:
+                    not_labelled[REFERENCE] += 1
+                elif versions.get(key) != frozen:
+                    not_labelled[OTHER_RUBRIC] += 1
+                else:
+                    experts = _experts_case(
+                        case, criteria[frozen], counts.get(response, {}), round_.raters_per_item
+                    )
+                    if experts is None:
+                        not_labelled[INCOMPLETE] += 1
+            pairs.append(ResponsePair(judge=case, experts=experts))
+            inputs.labelled += experts is not None
+    missing = len(by_key.keys() - seen)
+    if missing:
+        not_labelled[NOT_ON_BOARD] = missing
+    inputs.not_labelled = dict(not_labelled)
+    return inputs

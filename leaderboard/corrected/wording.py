@@ -1,0 +1,73 @@
+"""The corrected board in the reader's words: why a number is undefined, and one sentence
+per system saying which way the experts' votes move its score."""
+
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
+
+from leaderboard.stats import ppi, ppi_ranks
+
+SENTENCES = {
+    ppi.TOO_FEW_LABELLED: gettext_noop(
+        "too few labelled responses: at least %(min)s are needed for an interval"
+    ),
+    ppi.NO_RESPONSES: gettext_noop("no judged response contains this score"),
+    ppi_ranks.FEWER_THAN_TWO: gettext_noop(
+        "fewer than two systems have a corrected score, so there is nothing to compare"
+    ),
+    ppi_ranks.SINGULAR: gettext_noop(
+        "the systems' biases cannot be told apart from these data (their covariance is singular)"
+    ),
+    ppi_ranks.NOT_RANKED: gettext_noop(
+        "some systems have no corrected score; they could stand anywhere, so the other "
+        "systems' rank sets allow for them"
+    ),
+}
+
+
+def reason_words(code: str | None) -> str:
+    """A reason code of the corrected board in the active language (unknown: as written)."""
+    if not code:
+        return ""
+    if code in SENTENCES:
+        return _(SENTENCES[code]) % {"min": ppi.MIN_LABELLED}
+    return code
+
+
+def _points(value: float) -> str:
+    return f"{value:.1f}"
+
+
+def reading(system: str, entry: dict) -> str:
+    """One plain sentence on a system's overall score, e.g. "The experts' votes move Model A
+    down by 3.1 points (1.2 to 5.0); the judge is lenient with it."."""
+    if entry["corrected"] is None:
+        return _("%(system)s has no corrected score: %(reason)s (%(n)s labelled).") % {
+            "system": system,
+            "reason": reason_words(entry["reason"]),
+            "n": entry["labelled"],
+        }
+    bias, low, high = entry["bias"], entry["bias_ci_low"], entry["bias_ci_high"]
+    if low > 0:
+        return _(
+            "The experts' votes move %(system)s down by %(change)s points (%(low)s to "
+            "%(high)s); the judge is lenient with it."
+        ) % {"system": system, "change": _points(bias), "low": _points(low), "high": _points(high)}
+    if high < 0:
+        return _(
+            "The experts' votes move %(system)s up by %(change)s points (%(low)s to "
+            "%(high)s); the judge is strict with it."
+        ) % {
+            "system": system,
+            "change": _points(-bias),
+            "low": _points(-high),
+            "high": _points(-low),
+        }
+    return _(
+        "The experts' votes change %(system)s's score by %(change)s points (%(low)s to "
+        "%(high)s); the data do not show the judge to be lenient or strict with it."
+    ) % {
+        "system": system,
+        "change": _points(-bias),
+        "low": _points(-high),
+        "high": _points(-low),
+    }
