@@ -55,6 +55,7 @@ MIDDLEWARE = [
     "config.middleware.ContentSecurityPolicyMiddleware",
     "config.middleware.InputCheckMiddleware",
     "config.middleware.DatabaseUnavailableMiddleware",
+    "config.not_found.NotFoundPageMiddleware",
 ]
 
 # Scripts only from this site's own files: no inline <script> and no inline event handlers
