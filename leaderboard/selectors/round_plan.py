@@ -1,19 +1,30 @@
-"""Planning a review round before it opens: how many items the fixed lower-bound rule
-needs, how many the sequential rule is expected to use (by simulation), and the design
-effect of criteria clustered within responses, from a pilot round when there is one."""
+"""Planning a review round before it opens: the items the fixed lower-bound rule needs, what
+the sequential rule is expected to do on rounds drawn from the benchmark's own rubric sizes
+(by simulation, scaled as the report scales a round), the design effect of criteria
+clustered within responses (from a pilot round, or a stated default), and what those items
+mean for the new-round form's sampling fraction and for the experts' time."""
 
-import math
 import statistics
+from collections import Counter
 
-import numpy as np
 from django.db.models import Count
 from django.utils.translation import gettext as _
 
-from annotation.models import Benchmark, Criterion, ReviewRound
+from annotation.models import Assignment, Benchmark, Response, ReviewRound, RubricVersion
+from annotation.selectors.round_decisions import round_median_item_seconds
 from leaderboard.selectors.evidence import agreement_evidence
 from leaderboard.sequential_evidence import settled_prefix
-from leaderboard.stats.planning import design_effect, items_for_fixed_lower_bound
-from leaderboard.stats.sequential import DEFAULT_ALPHA, simulated_decisions
+from leaderboard.stats.planning import (
+    DEFAULT_ICC,
+    design_effect,
+    design_effect_for,
+    expert_hours,
+    icc_for,
+    items_for_fixed_lower_bound,
+    sequential_forecast,
+)
+from leaderboard.stats.reasons import NO_ITEM_TIMES
+from leaderboard.stats.sequential import DEFAULT_ALPHA
 
 SIMULATED_ROUNDS = 1000
 
@@ -31,27 +42,46 @@ class PlanTooLarge(PlanInvalid):
         self.horizon = horizon
 
 
-def _units_per_item(benchmark: Benchmark) -> float:
-    """The mean criteria per rubric version of the benchmark's cases."""
-    counts = Criterion.objects.filter(rubric_version__case__benchmark=benchmark).aggregate(
-        criteria=Count("pk"), versions=Count("rubric_version", distinct=True)
-    )
-    if not counts["versions"]:
+def _response_sizes(benchmark: Benchmark) -> list[int]:
+    """Criteria per response that a round could review: each response's case, at its
+    current rubric version (failed generations are left out, as rounds leave them out)."""
+    latest: dict[int, tuple[int, int]] = {}
+    for case, number, criteria in (
+        RubricVersion.objects.filter(case__benchmark=benchmark)
+        .annotate(n=Count("criteria"))
+        .values_list("case_id", "number", "n")
+    ):
+        if case not in latest or number > latest[case][0]:
+            latest[case] = (number, criteria)
+    if not any(criteria for _number, criteria in latest.values()):
         raise PlanInvalid(
             _("benchmark '%(slug)s' has no rubric criteria yet") % {"slug": benchmark.slug}
         )
-    return counts["criteria"] / counts["versions"]
+    per_case = Counter(
+        Response.objects.filter(case__benchmark=benchmark, failed_generation=False).values_list(
+            "case_id", flat=True
+        )
+    )
+    sizes = [
+        latest[case][1] for case, count in per_case.items() if case in latest for _ in range(count)
+    ]
+    if not any(sizes):
+        raise PlanInvalid(
+            _("benchmark '%(slug)s' has no responses to review yet") % {"slug": benchmark.slug}
+        )
+    return [size for size in sizes if size > 0]
 
 
-def _pilot(benchmark: Benchmark, name: str) -> tuple[float, float]:
-    """(design effect, observed agreement) of a pilot round's settled items."""
+def _pilot(benchmark: Benchmark, name: str, judge: str) -> tuple[ReviewRound, float, float]:
+    """The pilot round, and the design effect and observed agreement of its settled items
+    (judged by `judge`, or the round's default judge)."""
     round_ = ReviewRound.objects.filter(benchmark=benchmark, name=name).first()
     if round_ is None:
         raise PlanInvalid(
             _("no review round '%(name)s' in benchmark '%(slug)s'")
             % {"name": name, "slug": benchmark.slug}
         )
-    evidence = agreement_evidence(benchmark=benchmark, round_ref=str(round_.pk))
+    evidence = agreement_evidence(benchmark=benchmark, round_ref=str(round_.pk), judge=judge)
     if evidence.report is None:
         raise PlanInvalid(
             _("the pilot round has no agreement report: %(why)s") % {"why": evidence.problem}
@@ -59,7 +89,43 @@ def _pilot(benchmark: Benchmark, name: str) -> tuple[float, float]:
     agree, units, _most, _ratings = settled_prefix(
         evidence.units, {unit.response: 0 for unit in evidence.units}, round_.raters_per_item
     )
-    return design_effect(agree, units), evidence.report["percent_agreement"]
+    return round_, design_effect(agree, units), evidence.report["percent_agreement"]
+
+
+def _benchmark_item_seconds(benchmark: Benchmark) -> float | None:
+    """The median active time of one expert on one item, over the benchmark's submitted
+    items with a recorded time; None when none has one."""
+    seconds = list(
+        Assignment.objects.filter(
+            item__round__benchmark=benchmark,
+            status=Assignment.Status.SUBMITTED,
+            active_seconds__gt=0,
+        ).values_list("active_seconds", flat=True)
+    )
+    return float(statistics.median(seconds)) if seconds else None
+
+
+def _warnings(*, available: int, capped: bool, fixed: int | None, shares: dict) -> list[str]:
+    warnings = []
+    if capped:
+        warnings.append(
+            _("Only %(n)s responses can be reviewed: the simulated rounds stop there.")
+            % {"n": available}
+        )
+        if shares["continue"] >= 0.01:
+            warnings.append(
+                _(
+                    "In %(share)s%% of the simulated rounds the sequential test had still not "
+                    "decided once every response was rated."
+                )
+                % {"share": round(100 * shares["continue"])}
+            )
+    if fixed is not None and fixed > available:
+        warnings.append(
+            _("The fixed sample (%(items)s items) is more than the %(n)s responses available.")
+            % {"items": fixed, "n": available}
+        )
+    return warnings
 
 
 def gate_plan(
@@ -70,6 +136,8 @@ def gate_plan(
     alpha: float = DEFAULT_ALPHA,
     power: float = 0.8,
     pilot_round: str = "",
+    pilot_judge: str = "",
+    raters: int = 3,
     seed: int = 20251,
     max_horizon: int | None = None,
 ) -> dict:
@@ -77,45 +145,94 @@ def gate_plan(
         raise PlanInvalid("the expected agreement and the threshold lie strictly between 0 and 1")
     if not 0.0 < alpha < 0.5 or not 0.5 <= power < 1.0:
         raise PlanInvalid("alpha lies in (0, 0.5) and power in [0.5, 1)")
-    units = _units_per_item(benchmark)
-    deff, observed = 1.0, None
+    if raters < 1:
+        raise PlanInvalid("raters per item must be at least 1")
+    sizes = _response_sizes(benchmark)
+    available = len(sizes)
+    mean_units = sum(sizes) / available
+    pilot, observed, item_seconds = None, None, None
     if pilot_round:
-        deff, observed = _pilot(benchmark, pilot_round)
+        pilot, deff, observed = _pilot(benchmark, pilot_round, pilot_judge)
+        icc = icc_for(mean_units, deff)
+        item_seconds = round_median_item_seconds(round_=pilot)
+    else:
+        icc = DEFAULT_ICC
+        deff = design_effect_for(mean_units, icc)
+    if item_seconds is None:
+        item_seconds = _benchmark_item_seconds(benchmark)
     fixed = items_for_fixed_lower_bound(
-        expected=expected, threshold=threshold, units_per_item=units, power=power, deff=deff
+        expected=expected,
+        threshold=threshold,
+        units_per_item=mean_units,
+        power=power,
+        confidence=1.0 - alpha,
+        deff=deff,
     )
     # Simulated rounds long enough for the sequential rule to decide (or to show it rarely
-    # does): ten times the fixed sample, or 2,000 items when there is none.
-    horizon = max(50, 10 * fixed) if fixed else 2000
+    # does): ten times the fixed sample, or 2,000 items when there is none; never more than
+    # the responses a round could review.
+    wanted = max(50, 10 * fixed) if fixed else 2000
+    horizon = min(wanted, available)
     if max_horizon is not None and horizon > max_horizon:
         raise PlanTooLarge(horizon)
-    per_item = max(1, round(units))
-    icc = (deff - 1.0) / (per_item - 1.0) if per_item > 1 else 0.0
-    spread = math.sqrt(max(0.0, icc) * expected * (1.0 - expected))
-    decision, used = simulated_decisions(
-        true_agreement=expected,
+    forecast = sequential_forecast(
+        expected=expected,
         threshold=threshold,
-        items=horizon,
-        units_per_item=per_item,
+        sizes=sizes,
+        icc=icc,
+        horizon=horizon,
+        alpha=alpha,
+        power=power,
         rounds=SIMULATED_ROUNDS,
         seed=seed,
-        alpha=alpha,
-        within_item_sd=spread,
     )
+    capped = wanted > available
+    fraction = lambda items: None if items is None else min(1.0, items / available)  # noqa: E731
+    ratings = lambda items: None if items is None else items * raters  # noqa: E731
+    hours = {
+        f"expert_hours_{name}": expert_hours(items, raters, item_seconds)
+        for name, items in (
+            ("fixed", fixed),
+            ("sequential_median", forecast.median),
+            ("sequential_p90", forecast.p90),
+        )
+    }
     return {
         "benchmark": benchmark.slug,
         "expected": expected,
         "threshold": threshold,
         "alpha": alpha,
         "power": power,
-        "units_per_item": round(units, 2),
-        "design_effect": round(deff, 3),
+        "responses_available": available,
+        "units_per_item": round(mean_units, 2),
+        "criteria_per_item": {"mean": mean_units, "min": min(sizes), "max": max(sizes)},
+        "icc": icc,
+        "design_effect": deff,
+        "design_effect_source": "pilot" if pilot else "default",
         "pilot_round": pilot_round or None,
+        "pilot_judge": pilot_judge or None,
         "pilot_agreement": observed,
         "items_fixed": fixed,
-        "items_sequential_median": int(statistics.median(used.tolist())),
-        "items_sequential_p90": int(np.percentile(used, 90)),
-        "sequential_pass_share": float(np.mean(decision == 1)),
-        "sequential_simulated_rounds": SIMULATED_ROUNDS,
+        "items_sequential_median": forecast.median,
+        "items_sequential_p90": forecast.p90,
+        "items_sequential_at_power": forecast.at_power,
+        "likely_decision": forecast.likely,
+        "sequential_shares": forecast.shares,
+        "sequential_pass_share": forecast.shares["pass"],
+        "sequential_simulated_rounds": forecast.rounds,
         "sequential_horizon": horizon,
+        "capped": capped,
+        "warnings": _warnings(
+            available=available, capped=capped, fixed=fixed, shares=forecast.shares
+        ),
+        "raters_per_item": raters,
+        "sampling_fraction_fixed": fraction(fixed),
+        "sampling_fraction_sequential_median": fraction(forecast.median),
+        "sampling_fraction_sequential_p90": fraction(forecast.p90),
+        "ratings_fixed": ratings(fixed),
+        "ratings_sequential_median": ratings(forecast.median),
+        "ratings_sequential_p90": ratings(forecast.p90),
+        "median_item_seconds": item_seconds,
+        **hours,
+        "expert_hours_reason": None if item_seconds is not None else NO_ITEM_TIMES,
     }

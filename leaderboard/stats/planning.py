@@ -1,10 +1,16 @@
-"""How much more evidence a gate would need: the number of further units, agreeing at the
-agreement seen so far, after which the Wilson 95% lower bound (the interval the gate uses)
-reaches the threshold. Pure (no Django)."""
+"""Planning the evidence a gate needs (pure, no Django): the further units after which the
+Wilson 95% lower bound reaches the threshold at the agreement seen so far; the fixed sample
+the lower-bound rule needs at a design effect; and what the sequential rule is expected to
+do on rounds drawn from a benchmark's real rubric sizes (by simulation)."""
 
 import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
 
 from leaderboard.stats.intervals import wilson_interval
+from leaderboard.stats.sequential import simulated_decisions
 
 # Beyond this many units in all the answer is "not within reach" rather than a number: a
 # benchmark round never has millions of units.
@@ -103,3 +109,84 @@ def items_for_fixed_lower_bound(
 
     units = _smallest(passes, limit=LIMIT)
     return None if units is None else math.ceil(units * max(1.0, deff) / units_per_item)
+
+
+# The intraclass correlation of agreement among the criteria of one response assumed when
+# no pilot round measures it (the middle of the range the error-rate simulations cover,
+# 0 to 0.3; see docs/statistics.md).
+DEFAULT_ICC = 0.1
+
+
+def design_effect_for(mean_units: float, icc: float) -> float:
+    """1 + (k - 1) * ICC at k criteria per response on average."""
+    return 1.0 + max(0.0, mean_units - 1.0) * max(0.0, icc)
+
+
+def icc_for(mean_units: float, deff: float) -> float:
+    """The intraclass correlation a design effect implies at k criteria per response."""
+    return 0.0 if mean_units <= 1.0 else max(0.0, (deff - 1.0) / (mean_units - 1.0))
+
+
+@dataclass(frozen=True)
+class SequentialForecast:
+    """What simulated rounds of the sequential rule did: the items used (until the decision,
+    or the whole round when it never came), and the share of each decision."""
+
+    median: int
+    p90: int
+    at_power: int | None  # items by which `power` of the rounds had passed, if they did
+    shares: dict[str, float]  # pass, fail, continue
+    likely: str  # the most frequent decision
+    horizon: int
+    rounds: int
+
+
+def sequential_forecast(
+    *,
+    expected: float,
+    threshold: float,
+    sizes: Sequence[int],
+    icc: float,
+    horizon: int,
+    alpha: float,
+    power: float,
+    rounds: int,
+    seed: int,
+) -> SequentialForecast:
+    """Rounds of `horizon` items drawn from the responses' rubric sizes `sizes`, agreeing at
+    `expected` with criteria correlated at `icc`, each scaled by its largest item (as the
+    report scales a round)."""
+    decision, used = simulated_decisions(
+        true_agreement=expected,
+        threshold=threshold,
+        items=horizon,
+        sizes=sizes,
+        icc=icc,
+        rounds=rounds,
+        seed=seed,
+        alpha=alpha,
+    )
+    shares = {
+        "pass": float(np.mean(decision == 1)),
+        "fail": float(np.mean(decision == -1)),
+        "continue": float(np.mean(decision == 0)),
+    }
+    passed_by = np.sort(np.where(decision == 1, used, horizon + 1))
+    at_power = int(passed_by[math.ceil(power * rounds) - 1])
+    return SequentialForecast(
+        median=int(np.median(used)),
+        p90=int(np.percentile(used, 90)),
+        at_power=at_power if at_power <= horizon else None,
+        shares=shares,
+        likely=max(shares, key=lambda name: shares[name]),
+        horizon=horizon,
+        rounds=rounds,
+    )
+
+
+def expert_hours(items: int | None, raters: int, item_seconds: float | None) -> float | None:
+    """Hours of expert time for `items` items, each rated by `raters` experts, at a median
+    of `item_seconds` per item and expert; None when either is unknown."""
+    if items is None or item_seconds is None:
+        return None
+    return items * raters * item_seconds / 3600.0

@@ -6,10 +6,16 @@ from leaderboard.management.commands.agreement_report import benchmark_named
 from leaderboard.selectors.round_plan import PlanInvalid, gate_plan
 
 
+def _hours(value: float | None) -> str:
+    return "" if value is None else f", about {value:.1f} expert hours"
+
+
 class Command(BaseCommand):
     help = (
         "Plan a review round: the items a fixed sample needs for the lower-bound rule, the "
-        "items the sequential rule is expected to use (simulated), and the design effect."
+        "items the sequential rule is expected to use and the decision it is likely to reach "
+        "(simulated on the benchmark's own rubric sizes), the design effect, and what the "
+        "items mean as a sampling fraction and in expert time."
     )
 
     def add_arguments(self, parser) -> None:
@@ -17,6 +23,8 @@ class Command(BaseCommand):
         parser.add_argument("--expected", type=float, required=True, help="e.g. 0.85")
         parser.add_argument("--threshold", type=float, default=0.75)
         parser.add_argument("--pilot-round", default="", help="estimate the design effect")
+        parser.add_argument("--pilot-judge", default="", help="the judge of the pilot round")
+        parser.add_argument("--raters", type=int, default=3, help="raters per item")
         parser.add_argument("--alpha", type=float, default=0.05)
         parser.add_argument("--power", type=float, default=0.8)
         parser.add_argument("--json", action="store_true", help="print one JSON object")
@@ -32,24 +40,47 @@ class Command(BaseCommand):
                 alpha=opts["alpha"],
                 power=opts["power"],
                 pilot_round=opts["pilot_round"],
+                pilot_judge=opts["pilot_judge"],
+                raters=opts["raters"],
             )
         except PlanInvalid as exc:
             raise CommandError(str(exc)) from exc
         if opts["json"]:
             self.stdout.write(json.dumps(plan, ensure_ascii=False))
             return
+        self.stdout.write("\n".join(self._lines(plan)))
+
+    def _lines(self, plan: dict) -> list[str]:
+        per_item = plan["criteria_per_item"]
+        source = (
+            f"from {plan['pilot_round']!r}"
+            if plan["pilot_round"]
+            else f"default, ICC {plan['icc']}"
+        )
         fixed = plan["items_fixed"]
-        self.stdout.write(
-            f"{plan['units_per_item']} criteria per item, design effect {plan['design_effect']}"
-            + (f" (from {plan['pilot_round']!r})" if plan["pilot_round"] else " (no pilot)")
-            + "\n"
-            + (
-                f"fixed sample, lower-bound rule, power {plan['power']:.0%}: {fixed} items\n"
+        shares = plan["sequential_shares"]
+        lines = [
+            f"{plan['responses_available']} responses, {per_item['mean']:.2f} criteria per item "
+            f"({per_item['min']} to {per_item['max']}), design effect "
+            f"{plan['design_effect']:.3f} ({source})",
+            (
+                f"fixed sample, lower-bound rule, power {plan['power']:.0%}: {fixed} items "
+                f"(sampling fraction {plan['sampling_fraction_fixed']:.1%}, "
+                f"{plan['ratings_fixed']} ratings{_hours(plan['expert_hours_fixed'])})"
                 if fixed
                 else "fixed sample: no size is enough when the expected agreement is not "
-                "above the threshold\n"
-            )
-            + f"sequential rule: median {plan['items_sequential_median']} items, p90 "
-            f"{plan['items_sequential_p90']} ({plan['sequential_pass_share']:.0%} of "
-            f"{plan['sequential_simulated_rounds']} simulated rounds pass)"
-        )
+                "above the threshold"
+            ),
+            f"sequential rule: likely decision {plan['likely_decision']} (pass "
+            f"{shares['pass']:.0%}, fail {shares['fail']:.0%}, undecided "
+            f"{shares['continue']:.0%} of {plan['sequential_simulated_rounds']} simulated "
+            f"rounds); median {plan['items_sequential_median']} items (sampling fraction "
+            f"{plan['sampling_fraction_sequential_median']:.1%}, "
+            f"{plan['ratings_sequential_median']} ratings"
+            f"{_hours(plan['expert_hours_sequential_median'])}), p90 "
+            f"{plan['items_sequential_p90']}",
+        ]
+        if plan["expert_hours_reason"]:
+            lines.append("expert hours: undefined, no item has a recorded rating time")
+        lines += [f"warning: {warning}" for warning in plan["warnings"]]
+        return lines
