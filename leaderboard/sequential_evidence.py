@@ -15,14 +15,20 @@ from leaderboard.stats.reasons import SEQUENTIAL_THRESHOLD
 from leaderboard.stats.sequential import DEFAULT_ALPHA, sequential_gate
 
 
+def _by_item(units: Sequence[Unit]) -> dict[int, list[Unit]]:
+    by_item: dict[int, list[Unit]] = defaultdict(list)
+    for unit in units:
+        by_item[unit.response].append(unit)
+    return by_item
+
+
 def settled_prefix(
     units: Sequence[Unit], ranks: Mapping[int, int], raters_per_item: int
 ) -> tuple[list[int], list[int], int, list[int]]:
     """(agree per item, units per item) of the settled prefix in hand-out order, the most
-    units any item of the round has, and the ratings (votes) of each item of the prefix."""
-    by_item: dict[int, list[Unit]] = defaultdict(list)
-    for unit in units:
-        by_item[unit.response].append(unit)
+    units any item of the round has, and the ratings of each item of the prefix (a rating
+    is one expert's verdicts on one item: the experts who voted on it)."""
+    by_item = _by_item(units)
     most = max((len(group) for group in by_item.values()), default=0)
     agree, counted, ratings = [], [], []
     for response in sorted(by_item, key=lambda r: (ranks.get(r, len(ranks)), r)):
@@ -39,8 +45,12 @@ def settled_prefix(
             item_agree += unit.judge == bool(majority_hit(votes, hits))
         agree.append(item_agree)
         counted.append(item_units)
-        ratings.append(sum(len(unit.votes) for unit in group))
+        ratings.append(_raters(group))
     return agree, counted, most, ratings
+
+
+def _raters(group: Sequence[Unit]) -> int:
+    return len({rater for unit in group for rater, _hit in unit.votes})
 
 
 def sequential_block(
@@ -74,9 +84,9 @@ def sequential_block(
         **extra,
         "items_total": items_total,
         "ratings_used": sum(ratings),
-        # The ratings the decision needed, and those the round plans (every unit of every
-        # item, rated by as many experts as the round asks for).
+        # Ratings (one expert's verdicts on one item): those the decision needed, those the
+        # round plans (every item, by as many experts as the round asks for), those given.
         "ratings_needed": None if gate.decided_at is None else sum(ratings[: gate.decided_at]),
-        "ratings_planned": len(units) * raters_per_item,
-        "ratings_total": sum(len(unit.votes) for unit in units),
+        "ratings_planned": items_total * raters_per_item,
+        "ratings_total": sum(_raters(group) for group in _by_item(units).values()),
     }

@@ -1,6 +1,7 @@
 """What stopping at the sequential test's decision saves (no Django): the ratings the
 round planned beyond the ones the decision needed, and the expert time they would have
-taken at the experts' median pace. Nothing here estimates what the unrated items would
+taken at the experts' median pace. A rating is one expert's verdicts on one item, as in
+the round's progress and the planner. Nothing here estimates what the unrated items would
 have shown."""
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ class Savings:
     decided_at: int  # items the decision used, in hand-out order
     items_total: int
     items_not_needed: int
-    ratings_not_needed: int  # votes (criterion by rater) the round planned beyond the decision
+    ratings_not_needed: int  # ratings (item by expert) the round planned beyond the decision
     median_item_seconds: float | None  # one expert, one item
     expert_hours: float | None  # the items not needed, each by every rater, at that pace
     reason: str | None  # why expert_hours is undefined

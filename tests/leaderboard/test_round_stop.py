@@ -30,18 +30,19 @@ def test_savings_count_the_items_after_the_decision_at_the_median_pace():
     saved = decision_savings(
         decided_at=84,
         items_total=1243,
-        ratings_needed=250,
-        ratings_planned=3727,
+        ratings_needed=84 * 3,
+        ratings_planned=1243 * 3,
         raters_per_item=3,
         median_item_seconds=120.0,
     )
-    assert (saved.items_not_needed, saved.ratings_not_needed) == (1159, 3477)
+    # A rating is one expert's verdicts on one item, as in the round's progress.
+    assert (saved.items_not_needed, saved.ratings_not_needed) == (1159, 1159 * 3)
     assert saved.expert_hours == pytest.approx(1159 * 3 * 120 / 3600)
     unknown = decision_savings(
         decided_at=84,
         items_total=1243,
-        ratings_needed=250,
-        ratings_planned=3727,
+        ratings_needed=84 * 3,
+        ratings_planned=1243 * 3,
         raters_per_item=3,
         median_item_seconds=None,
     )

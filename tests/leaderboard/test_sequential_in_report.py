@@ -34,7 +34,9 @@ def test_the_report_has_the_sequential_state(data, capsys):  # noqa: F811
     )
     low, high = sequential["cs"]
     assert 0.0 <= low <= 0.75 <= high <= 1.0
-    assert sequential["ratings_used"] == sequential["ratings_total"] == 2 * 4 * 3
+    # A rating is one expert's verdicts on one item: 2 items by 3 experts.
+    assert sequential["ratings_used"] == sequential["ratings_total"] == 2 * 3
+    assert sequential["ratings_planned"] == 2 * 3
 
 
 def test_an_unsettled_first_item_holds_back_the_items_after_it(data, capsys):  # noqa: F811
