@@ -10,6 +10,7 @@ from typing import NamedTuple
 import numpy as np
 
 from annotation.consensus import has_majority, is_tie, majority_hit
+from leaderboard.gate_history import RoundTallies, history_gate
 from leaderboard.stats import (
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
@@ -181,14 +182,22 @@ def agreement_report(
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
     sequential: dict | None = None,
+    history: Sequence[RoundTallies] | None = None,
+    min_raters: int = 1,
+    short_of: int = 0,
 ) -> dict:
     """The report of `units`. `sequential` is the sequential test's state for the same
-    round (leaderboard.sequential_evidence), kept in the report and read by the gate when
-    its rule is SEQUENTIAL."""
+    round (leaderboard.sequential_evidence), kept in the report. `history` is the judge
+    version's rounds, oldest first, ending with this one (leaderboard.gate_history): the
+    gate then decides on all of them, refusing a round it cannot read; without it, on these
+    units alone. Units with fewer than `short_of` votes are left out of the judge's
+    agreement (counted in `short_of_raters`); the experts' own statistics keep
+    every vote."""
     undefined: dict[str, str] = {}
     encoded = _encode(units)
     majority, with_judge = encoded.majority, encoded.judge >= 0
-    rows = np.flatnonzero(majority & with_judge)
+    enough = encoded.votes >= short_of
+    rows = np.flatnonzero(majority & with_judge & enough)
     judge = encoded.judge[rows] == 1
     human = encoded.label[rows]
     n = int(rows.size)
@@ -217,9 +226,16 @@ def agreement_report(
         "judge_missing": int(np.count_nonzero(unjudged & (reasons == NOT_JUDGED))),
         "judge_other_version": int(np.count_nonzero(unjudged & (reasons == OTHER_VERSION))),
     }
+    counts, tally = np.unique(encoded.votes, return_counts=True)
     report = {
         "units": n,
         "excluded": excluded,
+        # How many units have each number of votes ("3": 40, "2": 5, ...), short ones shown.
+        "units_by_raters": {
+            str(int(c)): int(k) for c, k in sorted(zip(counts, tally, strict=True), reverse=True)
+        },
+        "min_raters": short_of,
+        "short_of_raters": int(np.count_nonzero(majority & with_judge & ~enough)),
         "percent_agreement": point,
         "wilson_95": wilson,
         "bootstrap_95": _interval(boot, undefined, "bootstrap_95") if boot else None,
@@ -253,6 +269,10 @@ def agreement_report(
     if sequential is not None:
         report["sequential"] = sequential
     report["gate"] = gate(report, threshold=threshold, rule=rule)
+    if history:
+        report["gate"] = history_report_gate(
+            report["gate"], history, threshold=threshold, rule=rule, min_raters=min_raters
+        )
     for name, attribute in (
         ("by_ability", "ability"),
         ("by_category", "category"),
@@ -265,6 +285,23 @@ def agreement_report(
     report["by_rater"] = _by_rater(encoded, undefined)
     report["undefined"] = undefined
     return report
+
+
+def history_report_gate(
+    single: dict,
+    history: Sequence[RoundTallies],
+    *,
+    threshold: float,
+    rule: GateRule,
+    min_raters: int,
+) -> dict:
+    decided = history_gate(history, rule=str(rule), threshold=threshold, min_raters=min_raters)
+    if rule == GateRule.LOWER_BOUND:
+        single["rule"] = f"lower bound of the cluster-robust interval >= {threshold:.2f}"
+    reason = single["reason"]
+    if decided["point"] is None and reason is None:
+        reason = GATE_NO_UNITS
+    return {**single, **decided, "reason": reason}
 
 
 def gate(report: dict, *, threshold: float, rule: GateRule) -> dict:

@@ -20,6 +20,7 @@ from leaderboard.selectors.evidence import (
     agreement_evidence,
     evidence_header,
 )
+from leaderboard.selectors.publishing import superseded_boards
 from leaderboard.selectors.stored_scores import stored_leaderboard_rows
 from leaderboard.services.gate import (
     EvaluationRefused,
@@ -52,6 +53,7 @@ class EvaluationOutput(serializers.ModelSerializer):
             "round",
             "run",
             "judge_version",
+            "judge_name",
             "threshold",
             "rule",
             "passed",
@@ -78,6 +80,7 @@ class SnapshotOutput(serializers.ModelSerializer):
             "id",
             "profile",
             "judge_version",
+            "judge_name",
             "runs",
             "gate",
             "rubric_changes",
@@ -93,6 +96,8 @@ class SnapshotOutput(serializers.ModelSerializer):
         data = super().to_representation(instance)
         data["rows"] = with_reason_texts(data["rows"])
         data["gate"] = with_reason_texts(data["gate"])
+        later = self.context.get("superseded", {}).get(instance.pk)
+        data["superseded_by"] = later.pk if later is not None else None
         return data
 
 
@@ -111,17 +116,27 @@ class AgreementReport(APIView):
             OpenApiParameter(
                 "judge", str, description="a judge's name: its current version's finished runs"
             ),
+            OpenApiParameter(
+                "min_raters",
+                int,
+                description="leave out units with fewer votes (default: the round's raters "
+                "per item)",
+            ),
         ],
         responses={200: OpenApiResponse(description="the report (see the README)")},
     )
     def get(self, request: Request, slug: str) -> ApiResponse:
         benchmark = benchmark_get(slug=slug)
+        min_raters = request.query_params.get("min_raters", "")
+        if min_raters and not (min_raters.isdigit() and 1 <= int(min_raters) <= 50):
+            return _bad({"min_raters": _("A whole number from 1 to 50.")})
         try:
             evidence = agreement_evidence(
                 benchmark=benchmark,
                 round_ref=request.query_params.get("round", ""),
                 run_ref=request.query_params.get("run", ""),
                 judge=request.query_params.get("judge", ""),
+                min_raters=int(min_raters) if min_raters else None,
             )
         except EvidenceNotFound as exc:
             return _bad({"detail": str(exc)})
@@ -219,7 +234,9 @@ class GateEvaluations(APIView):
         try:
             evaluation = gate_evaluate(evidence=evidence, user=request.user)
         except EvaluationRefused as exc:
-            return ApiResponse({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
+            return ApiResponse(
+                {"detail": str(exc), "refusal": exc.code or None}, status=status.HTTP_409_CONFLICT
+            )
         return ApiResponse(
             {**EvaluationOutput(evaluation).data, "report": with_reason_texts(evaluation.report)},
             status=status.HTTP_201_CREATED,
@@ -255,7 +272,10 @@ class Leaderboards(APIView):
             .select_related("judge_version__config", "published_by")
             .prefetch_related("runs")[:100]
         )
-        return ApiResponse(SnapshotOutput(snapshots, many=True).data)
+        superseded = superseded_boards(snapshots=snapshots)
+        return ApiResponse(
+            SnapshotOutput(snapshots, many=True, context={"superseded": superseded}).data
+        )
 
     @extend_schema(
         request=PublishInput,

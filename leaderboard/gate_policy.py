@@ -24,6 +24,10 @@ class Refusal(StrEnum):
     NOT_EVALUATED = "not_evaluated"
     FAILED = "failed"
     RUBRICS_CHANGED = "rubrics_changed"
+    # The deciding evaluation was made under a rule or threshold other than the policy's now.
+    POLICY_CHANGED = "policy_changed"
+    # The person publishing rated in the deciding round: the evidence is not independent.
+    PUBLISHER_RATED = "publisher_rated"
 
 
 @dataclass(frozen=True)
@@ -36,6 +40,8 @@ class Evaluation:
     round_opened: datetime
     recorded: datetime
     passed: bool
+    rule: str = ""
+    threshold: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -72,10 +78,14 @@ def publish_decision(
     *,
     rubric_changes: Mapping[int, int],
     allow_rubric_changes: bool,
+    policy: tuple[str, float] | None = None,
+    publisher_rated_rounds: frozenset[int] = frozenset(),
 ) -> Decision:
     """Whether `board` may be published. `rubric_changes` gives, per round id, how many of
     the board's cases were judged on a rubric version other than the one current when that
-    round was opened."""
+    round was opened. `policy` is the (rule, threshold) in force: an evaluation made under
+    another rule, or a lower threshold, no longer allows a new publication.
+    `publisher_rated_rounds` are the rounds the person publishing rated in."""
     if not board.judge_versions:
         return Decision(False, Refusal.NO_RUNS, None)
     if len(board.judge_versions) > 1:
@@ -88,6 +98,10 @@ def publish_decision(
         return Decision(False, Refusal.NOT_EVALUATED, None)
     if not evaluation.passed:
         return Decision(False, Refusal.FAILED, evaluation)
+    if policy is not None and (evaluation.rule != policy[0] or evaluation.threshold < policy[1]):
+        return Decision(False, Refusal.POLICY_CHANGED, evaluation)
+    if evaluation.round_id in publisher_rated_rounds:
+        return Decision(False, Refusal.PUBLISHER_RATED, evaluation)
     changed = rubric_changes.get(evaluation.round_id, 0)
     if changed and not allow_rubric_changes:
         return Decision(False, Refusal.RUBRICS_CHANGED, evaluation, changed)

@@ -21,6 +21,11 @@ def gate_rule_text(gate: dict) -> str:
     if gate.get("rule_name") == "point":
         return _("agreement (point estimate) of at least %(t)s") % {"t": threshold}
     if gate.get("rule_name") == "lower_bound":
+        if gate.get("pooled"):
+            return _(
+                "lower bound of the interval of at least %(t)s (Wilson at the effective number "
+                "of units, allowing for criteria correlated within a response)"
+            ) % {"t": threshold}
         return _("lower bound of the Wilson 95%% interval of at least %(t)s") % {"t": threshold}
     if gate.get("rule_name") == "sequential":
         return _("the sequential test decides that agreement is at least %(t)s") % {"t": threshold}
@@ -124,13 +129,14 @@ def refusal_text(decision, evaluation=None, judge: str = "") -> str:
         "id": evaluation.pk,
         "round": evaluation.round.name,
         "run": evaluation.run_id,
-        "judge": evaluation.judge_version.label,
+        "judge": evaluation.judge_name or evaluation.judge_version.label,
     }
     if refusal == Refusal.FAILED:
         return _(
             "%(judge)s failed the gate: evaluation #%(id)d (round %(round)s, run #%(run)d) "
-            "found agreement %(a)s on %(n)d units, threshold %(t)s (%(rule)s). Only a pass "
-            "on a round opened later can overturn it."
+            "found agreement %(a)s on %(n)d units, threshold %(t)s (%(rule)s). Every round "
+            "this judge version was judged on stays in its evidence: only a later round that "
+            "makes the pooled evidence pass can overturn it."
         ) % {
             **values,
             "a": _percent(evaluation.agreement),
@@ -144,6 +150,21 @@ def refusal_text(decision, evaluation=None, judge: str = "") -> str:
             "round %(round)s of evaluation #%(id)d. Evaluate the judge on a newer round, or "
             "allow such boards in the benchmark's gate settings."
         ) % {**values, "n": decision.rubric_changes}
+    if refusal == Refusal.POLICY_CHANGED:
+        return _(
+            "Evaluation #%(id)d of %(judge)s was decided under %(rule)s at threshold %(t)s; "
+            "the benchmark's gate policy has changed since. Record a new evaluation under "
+            "the policy in force before publishing."
+        ) % {**values, "rule": evaluation.get_rule_display(), "t": _percent(evaluation.threshold)}
+    if refusal == Refusal.PUBLISHER_RATED:
+        return (
+            _(
+                "You rated items in the round %(round)s that evaluation #%(id)d rests on. The "
+                "gate needs evidence that is independent of the person who publishes it: ask a "
+                "colleague to publish."
+            )
+            % values
+        )
     return ""
 
 
@@ -154,7 +175,7 @@ def validation_text(evaluation, rubric_changes: int = 0) -> str:
         "%(a)s of %(n)d units of the round %(round)s (threshold %(t)s, %(rule)s)."
     ) % {
         "id": evaluation.pk,
-        "judge": evaluation.judge_version.label,
+        "judge": evaluation.judge_name or evaluation.judge_version.label,
         "a": _percent(evaluation.agreement),
         "n": evaluation.units,
         "round": evaluation.round.name,

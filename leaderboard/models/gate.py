@@ -25,6 +25,15 @@ class GatePolicy(models.Model):
         validators=[MinValueValidator(0.5), MaxValueValidator(1.0)],
     )
     rule = models.CharField(_("rule"), max_length=12, choices=Rule.choices, default=Rule.POINT)
+    min_raters = models.PositiveSmallIntegerField(
+        _("minimum raters per item"),
+        default=3,
+        validators=[MinValueValidator(1), MaxValueValidator(20)],
+        help_text=_(
+            "A round whose items are rated by fewer experts each cannot decide the gate: "
+            "the human majority needs independent votes."
+        ),
+    )
     allow_rubric_changes = models.BooleanField(
         _("publish boards whose rubrics changed since the evaluated round"),
         default=False,
@@ -50,6 +59,8 @@ class GateEvaluation(models.Model):
     judge_version = models.ForeignKey(
         JudgeVersion, on_delete=models.PROTECT, related_name="gate_evaluations"
     )
+    # The judge's name as it was when evaluated: renaming a judge rewrites no evidence.
+    judge_name = models.CharField(max_length=200, blank=True)
     threshold = models.FloatField()
     rule = models.CharField(max_length=12, choices=GatePolicy.Rule.choices)
     passed = models.BooleanField()
@@ -78,6 +89,8 @@ class LeaderboardSnapshot(models.Model):
     benchmark = models.ForeignKey(Benchmark, on_delete=models.CASCADE, related_name="+")
     runs = models.ManyToManyField(JudgeRun, related_name="+")
     judge_version = models.ForeignKey(JudgeVersion, on_delete=models.PROTECT, related_name="+")
+    # The judge's name as it was when published (see GateEvaluation.judge_name).
+    judge_name = models.CharField(max_length=200, blank=True)
     gate = models.ForeignKey(GateEvaluation, on_delete=models.PROTECT, related_name="+")
     profile = models.CharField(max_length=20)
     rows = models.JSONField()

@@ -26,6 +26,7 @@ from leaderboard.models import GatePolicy
 from leaderboard.provenance import rubric_versions_of
 from leaderboard.selectors.agreement import agreement_units, round_tasks
 from leaderboard.selectors.boards import BoardNotFound, board_runs, judge_version_header
+from leaderboard.selectors.gate_history import tallies_of, version_history
 from leaderboard.sequential_evidence import sequential_block
 from leaderboard.stats import DEFAULT_RESAMPLES
 from leaderboard.stats.savings import decision_savings
@@ -186,11 +187,14 @@ def agreement_evidence(
     rule: str | None = None,
     resamples: int = DEFAULT_RESAMPLES,
     with_report: bool = True,
+    min_raters: int | None = None,
 ) -> Evidence:
     """The round (an id or name; none: the newest), the runs (see the module), and their
     agreement report under the benchmark's gate policy (or the threshold and rule given).
     Raises EvidenceNotFound for a round, run or judge this benchmark does not have.
-    Without `with_report`, only the round and runs are picked (a page about one case)."""
+    Without `with_report`, only the round and runs are picked (a page about one case).
+    Units with fewer votes than `min_raters` (by default the round's raters per item) are
+    left out of the judge's agreement and counted."""
     policy = gate_policy(benchmark=benchmark)
     round_ = _round(benchmark, str(round_ref or "").strip())
     # Each response of the round with the rubric version it froze.
@@ -228,12 +232,21 @@ def agreement_evidence(
     sequential = sequential_block(
         evidence.units, ranks, raters_per_item=round_.raters_per_item, threshold=gate_threshold
     )
+    version = evidence.judge_version
+    history = (
+        version_history(version=version, round_=round_, units=evidence.units, ranks=ranks)
+        if version is not None
+        else [tallies_of(round_=round_, units=evidence.units, ranks=ranks)]
+    )
     evidence.report = agreement_report(
         evidence.units,
         threshold=gate_threshold,
         rule=GateRule(policy.rule if rule is None else rule),
         resamples=resamples,
         sequential=with_savings(sequential, round_=round_),
+        history=history,
+        min_raters=policy.min_raters,
+        short_of=round_.raters_per_item if min_raters is None else min_raters,
     )
     return evidence
 

@@ -3,7 +3,7 @@ benchmark and the rubric changes since each evaluated round, read for `publish_d
 
 from collections import defaultdict
 
-from annotation.models import RubricVersion
+from annotation.models import Assignment, RubricVersion
 from leaderboard.gate_policy import Board, Decision, Evaluation, publish_decision
 from leaderboard.models import GateEvaluation
 from leaderboard.selectors.boards import BoardRuns
@@ -26,6 +26,8 @@ def _policy_view(evaluation: GateEvaluation) -> Evaluation:
         round_opened=evaluation.round.created,
         recorded=evaluation.created,
         passed=evaluation.passed,
+        rule=evaluation.rule,
+        threshold=evaluation.threshold,
     )
 
 
@@ -50,16 +52,68 @@ def rubric_changes_since(*, board: BoardRuns, rounds) -> dict[int, int]:
     return changes
 
 
-def publish_state(*, board: BoardRuns) -> tuple[Decision, GateEvaluation | None]:
-    """The gate policy's decision on publishing `board`, and the evaluation it rests on."""
+def publish_state(*, board: BoardRuns, user=None) -> tuple[Decision, GateEvaluation | None]:
+    """The gate policy's decision on publishing `board` (by `user`, when known), and the
+    evaluation it rests on."""
     versions = {run.judge_version_id for run in board.runs}
     evaluations = version_evaluations(benchmark=board.benchmark, judge_version_ids=versions)
     rounds = {e.round_id: e.round for e in evaluations}.values()
+    policy = gate_policy(benchmark=board.benchmark)
+    raters = (
+        set(
+            Assignment.objects.filter(
+                item__round_id__in=[r.pk for r in rounds],
+                expert_id=user.pk,
+                status=Assignment.Status.SUBMITTED,
+            ).values_list("item__round_id", flat=True)
+        )
+        if user is not None and getattr(user, "pk", None) and rounds
+        else set()
+    )
     decision = publish_decision(
         Board(judge_versions=frozenset(versions), finished=board.finished),
         [_policy_view(e) for e in evaluations],
         rubric_changes=rubric_changes_since(board=board, rounds=rounds) if rounds else {},
-        allow_rubric_changes=gate_policy(benchmark=board.benchmark).allow_rubric_changes,
+        allow_rubric_changes=policy.allow_rubric_changes,
+        policy=(policy.rule, policy.threshold),
+        publisher_rated_rounds=frozenset(raters),
     )
     chosen = decision.evaluation
     return decision, next((e for e in evaluations if chosen and e.pk == chosen.id), None)
+
+
+def superseded_boards(*, snapshots) -> dict[int, GateEvaluation]:
+    """Per published board that a later evaluation of its judge version failed: the first
+    such failure (recorded after the evaluation the board rests on). One query."""
+    snapshots = list(snapshots)
+    if not snapshots:
+        return {}
+    failures = list(
+        GateEvaluation.objects.filter(
+            judge_version_id__in={s.judge_version_id for s in snapshots}, passed=False
+        )
+        .select_related("round")
+        .order_by("created", "pk")
+    )
+    resting = dict(
+        GateEvaluation.objects.filter(pk__in={s.gate_id for s in snapshots}).values_list(
+            "pk", "created"
+        )
+    )
+    found = {}
+    for snapshot in snapshots:
+        since = resting.get(snapshot.gate_id)
+        later = next(
+            (
+                f
+                for f in failures
+                if f.judge_version_id == snapshot.judge_version_id
+                and f.benchmark_id == snapshot.benchmark_id
+                and since is not None
+                and (f.created, f.pk) > (since, snapshot.gate_id)
+            ),
+            None,
+        )
+        if later is not None:
+            found[snapshot.pk] = later
+    return found

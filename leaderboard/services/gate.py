@@ -9,17 +9,25 @@ from django.utils.translation import gettext as _
 from annotation.models import AuditEvent
 from annotation.services.audit import audit_record
 from judging.models import JudgeRun
+from leaderboard.gate_history import PUBLISHER_RATED
 from leaderboard.gate_policy import Decision
 from leaderboard.models import GateEvaluation, LeaderboardSnapshot
 from leaderboard.selectors.boards import BoardRuns
 from leaderboard.selectors.evidence import Evidence
+from leaderboard.selectors.gate_history import rated_in_round
 from leaderboard.selectors.publishing import publish_state
 from leaderboard.selectors.stored_scores import stored_leaderboard_rows
 from leaderboard.wording import refusal_text
+from leaderboard.wording_gate import gate_refusal_text
 
 
 class EvaluationRefused(Exception):
-    """The evidence cannot be recorded as a gate evaluation; the message says why."""
+    """The evidence cannot be recorded as a gate evaluation; the message says why, and
+    `code` names the reason where the gate's policy refuses (leaderboard.gate_history)."""
+
+    def __init__(self, message: str, code: str = "") -> None:
+        super().__init__(message)
+        self.code = code
 
 
 @dataclass
@@ -31,7 +39,7 @@ class PublishRefused(Exception):
         return self.message
 
 
-def _refuse_evaluation(evidence: Evidence) -> None:
+def _refuse_evaluation(evidence: Evidence, user) -> None:
     run, round_ = evidence.run, evidence.round
     if round_ is None or run is None or evidence.report is None:
         raise EvaluationRefused(evidence.problem or _("A review round and a judge run are needed."))
@@ -71,6 +79,11 @@ def _refuse_evaluation(evidence: Evidence) -> None:
         raise EvaluationRefused(
             _("No unit of the round has both a human majority and a judge verdict yet.")
         )
+    refusal = evidence.report["gate"].get("refusal")
+    if refusal:
+        raise EvaluationRefused(gate_refusal_text(evidence.report["gate"]), refusal)
+    if user is not None and rated_in_round(user=user, round_=round_):
+        raise EvaluationRefused(gate_refusal_text({"refusal": PUBLISHER_RATED}), PUBLISHER_RATED)
 
 
 def gate_evaluate(*, evidence: Evidence, user=None) -> GateEvaluation:
@@ -80,26 +93,28 @@ def gate_evaluate(*, evidence: Evidence, user=None) -> GateEvaluation:
     Raises EvaluationRefused, writing nothing, unless the run is finished, covers every
     response of the round, judged each on the rubric version the round froze, and some
     unit has both a majority and a verdict."""
-    _refuse_evaluation(evidence)
+    _refuse_evaluation(evidence, user)
     with transaction.atomic():
         return _evaluation_create(evidence, user)
 
 
 def _evaluation_create(evidence: Evidence, user) -> GateEvaluation:
     report, run = evidence.report, evidence.run
-    wilson = report["wilson_95"] or [None, None]
+    gate = report["gate"]
+    interval = (gate.get("pooled") or {}).get("interval") or report["wilson_95"] or [None, None]
     evaluation = GateEvaluation.objects.create(
         benchmark=evidence.benchmark,
         round=evidence.round,
         run=run,
         judge_version=run.judge_version,
-        threshold=report["gate"]["threshold"],
-        rule=report["gate"]["rule_name"],
-        passed=report["gate"]["passed"],
+        judge_name=run.judge_version.label,
+        threshold=gate["threshold"],
+        rule=gate["rule_name"],
+        passed=gate["passed"],
         units=report["units"],
         agreement=report["percent_agreement"],
-        lower_bound=wilson[0],
-        upper_bound=wilson[1],
+        lower_bound=interval[0],
+        upper_bound=interval[1],
         report=report,
         evaluated_by=user if getattr(user, "is_authenticated", False) else None,
     )
@@ -124,7 +139,7 @@ def leaderboard_publish(*, board: BoardRuns, profile: str, user) -> LeaderboardS
     """Publish the board under `profile` if the gate policy allows it (see gate_policy),
     keeping its rows, runs, judge version, the evaluation it rests on and any notice of
     changed rubrics. Raises PublishRefused with the decision and its reason otherwise."""
-    decision, evaluation = publish_state(board=board)
+    decision, evaluation = publish_state(board=board, user=user)
     if not decision.allowed:
         raise PublishRefused(decision, refusal_text(decision, evaluation))
     rows = stored_leaderboard_rows(board=board, profile=profile)
@@ -132,6 +147,7 @@ def leaderboard_publish(*, board: BoardRuns, profile: str, user) -> LeaderboardS
         snapshot = LeaderboardSnapshot.objects.create(
             benchmark=board.benchmark,
             judge_version=board.judge_version,
+            judge_name=board.judge_version.label,
             gate=evaluation,
             profile=profile,
             rows=rows,

@@ -35,6 +35,11 @@ FILTERS = ("ability", "category", "system", "difficulty", "direction")
 SHOWN = 500  # disagreements listed on the page; the filters narrow the rest down
 
 
+def _min_raters(request: HttpRequest) -> int | None:
+    value = request.GET.get("min_raters", "")
+    return int(value) if value.isdigit() and 1 <= int(value) <= 50 else None
+
+
 def _evidence(request: HttpRequest, benchmark, with_report: bool = True) -> Evidence:
     try:
         return agreement_evidence(
@@ -43,6 +48,7 @@ def _evidence(request: HttpRequest, benchmark, with_report: bool = True) -> Evid
             run_ref=request.GET.get("run", ""),
             judge=request.GET.get("judge", ""),
             with_report=with_report,
+            min_raters=_min_raters(request),
         )
     except EvidenceNotFound as exc:
         raise Http404(str(exc)) from exc

@@ -12,7 +12,7 @@ from leaderboard.bundles.download import bundle_response
 from leaderboard.models import LeaderboardSnapshot
 from leaderboard.selectors.boards import BoardNotFound, board_runs
 from leaderboard.selectors.evidence import benchmark_judges
-from leaderboard.selectors.publishing import publish_state
+from leaderboard.selectors.publishing import publish_state, superseded_boards
 from leaderboard.selectors.stored_scores import stored_leaderboard_rows
 from leaderboard.services.gate import PublishRefused, leaderboard_publish
 from leaderboard.wording import refusal_text, validation_text
@@ -42,7 +42,7 @@ def leaderboard_page(request: HttpRequest, slug: str) -> HttpResponse:
         problem = str(exc)
     if chosen is not None:
         rows = stored_leaderboard_rows(board=chosen, profile=profile)
-        decision, evaluation = publish_state(board=chosen)
+        decision, evaluation = publish_state(board=chosen, user=request.user)
         version = chosen.judge_version
         state = {
             "allowed": decision.allowed,
@@ -68,6 +68,7 @@ def leaderboard_page(request: HttpRequest, slug: str) -> HttpResponse:
             "profiles": [p.value for p in Profile],
             "judges": benchmark_judges(benchmark=benchmark),
             "snapshots": snapshots,
+            "superseded": superseded_boards(snapshots=snapshots),
         },
     )
 
@@ -105,6 +106,7 @@ def snapshot_page(request: HttpRequest, slug: str, snapshot_id: int) -> HttpResp
             "snapshot": snapshot,
             "board": board(snapshot.rows),
             "validation": validation_text(snapshot.gate, snapshot.rubric_changes),
+            "superseded": superseded_boards(snapshots=[snapshot]).get(snapshot.pk),
         },
     )
 

@@ -15,6 +15,7 @@ from accounts.services import user_create_with_role
 from annotation.models import Assignment, Benchmark, Case, ReviewItem, ReviewRound, System
 from annotation.selectors.review import item_criteria
 from annotation.services.review_assignment import assignment_next
+from annotation.services.review_rounds import round_extend
 from annotation.services.review_votes import VoteInput, assignment_submit
 from judging.models import JudgeConfig, JudgeRun, JudgeVersion, PromptTemplate
 from judging.services.judgments_import import judgments_import
@@ -44,12 +45,8 @@ def build_site(coordinator) -> Site:
     call_command("load_demo")
     round_ = ReviewRound.objects.get(name="Demo round")
     experts = list(round_.experts.order_by("username"))
-    open_assignment = None
     for index, expert in enumerate(experts):
         while (a := assignment_next(expert=expert, round_=round_)) is not None:
-            if index == len(experts) - 1 and open_assignment is None:
-                open_assignment = a  # left unfinished, for the annotation page
-                break
             case = a.item.response.case
             criteria = item_criteria(assignment=a)
             assignment_submit(
@@ -85,6 +82,10 @@ def build_site(coordinator) -> Site:
     snapshot = leaderboard_publish(
         board=board_runs(benchmark=demo, judge=JUDGE), profile="heartbench", user=coordinator
     )
+    # The gate decides on the complete round; then the round grows, and one expert's new
+    # item is left unfinished, for the annotation page.
+    round_extend(round_=round_, fraction=0.45)
+    open_assignment = assignment_next(expert=experts[-1], round_=round_)
     tied = ReviewItem.objects.filter(round=round_).order_by("pk").first()
     return Site(round_, run, open_assignment, tied, snapshot)
 

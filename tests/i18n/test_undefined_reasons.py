@@ -43,6 +43,7 @@ NOT_REASONS = {
 OTHER_FORMATTED = (
     "agreement (point estimate) >= {",
     "lower bound of the Wilson 95% interval >= {",
+    "lower bound of the cluster-robust interval >= {",
     "sequential test decides pass (agreement >= {",
     "the judge returned {got} verdict(s)",
     "Concord {CONCORD_VERSION}",  # the software a comparison was made with

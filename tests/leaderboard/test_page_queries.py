@@ -128,10 +128,11 @@ def test_the_agreement_report_page_runs_a_bounded_number_of_queries(
     items with their frozen rubric versions (2), the run (1), the round's tasks (1), the
     units (items, criteria, experts, votes, verdicts: 5), the items' hand-out order for the
     sequential gate (1), the navigation's groups (1), the choices (rounds, runs with
-    coverage, judges: 3) and the recorded evaluations (1)."""
+    coverage, judges: 3), the recorded evaluations (1), and the gate's history: the
+    benchmark's earlier rounds and whether any rater could read verdicts (2)."""
     client = client_for(coordinator)
     round_, run = build("bounded", 8)
-    with django_assert_max_num_queries(20):
+    with django_assert_max_num_queries(22):
         response = client.get(
             reverse("agreement", args=["bounded"]), {"round": round_.pk, "run": run.pk}
         )

@@ -65,6 +65,13 @@ class Command(BaseCommand):
         parser.add_argument("--rule", choices=[r.value for r in GateRule], default=None)
         parser.add_argument("--resamples", type=int, default=1000)
         parser.add_argument(
+            "--min-raters",
+            type=int,
+            default=None,
+            help="leave out units with fewer votes than this (default: the round's raters "
+            "per item; 1 keeps every unit with a majority)",
+        )
+        parser.add_argument(
             "--format",
             choices=["json", CSV_SAFE, CSV_RAW],
             default="json",
@@ -76,8 +83,14 @@ class Command(BaseCommand):
     def handle(self, *args, **opts) -> None:
         if opts["threshold"] is not None and not 0 < opts["threshold"] <= 1:
             raise CommandError("--threshold must be in (0, 1]")
+        if opts["min_raters"] is not None and not 1 <= opts["min_raters"] <= 50:
+            raise CommandError("--min-raters must be a whole number from 1 to 50")
         evidence = evidence_from(
-            opts, threshold=opts["threshold"], rule=opts["rule"], resamples=opts["resamples"]
+            opts,
+            threshold=opts["threshold"],
+            rule=opts["rule"],
+            resamples=opts["resamples"],
+            min_raters=opts["min_raters"],
         )
         if evidence.report is None:
             raise CommandError(evidence.problem)

@@ -5,6 +5,7 @@ from django.core.management.base import BaseCommand, CommandError, no_translatio
 from leaderboard.management.commands.agreement_report import add_judge_argument, evidence_from
 from leaderboard.selectors.evidence import evidence_header
 from leaderboard.services.gate import EvaluationRefused, gate_evaluate
+from leaderboard.wording_gate import gate_refusal_text
 
 
 class Command(BaseCommand):
@@ -39,13 +40,21 @@ class Command(BaseCommand):
             "agreement": evidence.report["percent_agreement"],
             "wilson_95": evidence.report["wilson_95"],
             "units": evidence.report["units"],
+            "refusal": gate.get("refusal"),
+            "refusal_text": gate_refusal_text(gate),
+            "history": [
+                {key: value for key, value in r.items() if key != "per_item"}
+                for r in gate.get("rounds", [])
+            ],
+            "pooled": gate.get("pooled"),
             "recorded": None,
         }
         if opts["record"]:
             try:
                 evaluation = gate_evaluate(evidence=evidence)
             except EvaluationRefused as exc:
-                raise CommandError(str(exc)) from exc
+                code = f" ({exc.code})" if exc.code else ""
+                raise CommandError(f"refused{code}: {exc}") from exc
             result["recorded"] = evaluation.pk
         if opts["json"]:
             self.stdout.write(json.dumps(result, ensure_ascii=False))

@@ -1,0 +1,52 @@
+"""Why the gate cannot decide on a round, in the reader's language: one sentence per
+refusal code of leaderboard.gate_history, for the pages, the API and the commands."""
+
+from django.utils.translation import gettext as _
+
+from leaderboard import gate_history as codes
+
+
+def gate_refusal_text(gate: dict) -> str:
+    """The sentence for the gate's `refusal` (empty when there is none)."""
+    refusal = gate.get("refusal")
+    current = (gate.get("rounds") or [{}])[-1]
+    values = {
+        "round": current.get("round", ""),
+        "complete": current.get("complete_items", 0),
+        "items": current.get("items", 0),
+        "raters": current.get("raters_per_item", 0),
+        "min": gate.get("min_raters", 0),
+    }
+    if refusal == codes.ROUND_INCOMPLETE:
+        return (
+            _(
+                "The round %(round)s is not complete: %(complete)d of its %(items)d items have "
+                "all their raters. The point and lower-bound rules decide only on a complete "
+                "round, so that closing a round early cannot pick a favourable moment; a round "
+                "closed early can be decided only by the sequential rule."
+            )
+            % values
+        )
+    if refusal == codes.TOO_FEW_RATERS:
+        return (
+            _(
+                "The round %(round)s asks %(raters)d raters per item; the gate needs at least "
+                "%(min)d, so that the human majority rests on independent votes."
+            )
+            % values
+        )
+    if refusal == codes.RATER_READS_VERDICTS:
+        return (
+            _(
+                "Someone who rated in the round %(round)s can read the judge's verdicts (a "
+                "coordinator, a researcher or an administrator). The gate needs experts who rated "
+                "without seeing what the judge said."
+            )
+            % values
+        )
+    if refusal == codes.PUBLISHER_RATED:
+        return _(
+            "You rated items in this round yourself. The gate needs evidence that is "
+            "independent of the person who records or publishes it: ask a colleague."
+        )
+    return ""
