@@ -53,4 +53,9 @@ urlpatterns = [
         lazy_view("leaderboard.api_export_jobs.ExportJobFile"),
         name="api-export-job-file",
     ),
+    path(
+        "signing-key/",
+        lazy_view("leaderboard.api_signing.SigningKey"),
+        name="api-signing-key",
+    ),
 ]

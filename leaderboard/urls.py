@@ -73,4 +73,9 @@ urlpatterns = [
         lazy_view("leaderboard.views.leaderboard.snapshot_bundle"),
         name="leaderboard-bundle",
     ),
+    path(
+        "signing-key/",
+        lazy_view("leaderboard.views.signing_key.signing_key_page"),
+        name="signing-key",
+    ),
 ]

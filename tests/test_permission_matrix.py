@@ -156,6 +156,7 @@ EXPECTED: dict[str, frozenset[str]] = {
     "leaderboard-publish": MANAGERS,
     "leaderboard-snapshot": READERS,
     "leaderboard-bundle": CONSENSUS,
+    "signing-key": PUBLIC,  # the public keys that sign bundles: for anyone checking one
     # research downloads (leaderboard.export_data)
     "exports": CONSENSUS,
     "export-download": CONSENSUS,
@@ -213,6 +214,7 @@ EXPECTED: dict[str, frozenset[str]] = {
     "api-gate-evaluations": CONSENSUS,
     "api-leaderboards": READERS,
     "api-leaderboard-bundle": CONSENSUS,
+    "api-signing-key": PUBLIC,
     # API: export jobs (leaderboard.export_data)
     "api-export-job-list": CONSENSUS,
     "api-export-job-detail": CONSENSUS,

@@ -5,7 +5,6 @@ are written in name order with a fixed date, so the same files give the same zip
 import json
 import os
 import zipfile
-from hashlib import sha256
 from pathlib import Path
 from typing import IO
 
@@ -55,10 +54,7 @@ def archive_write(
 ) -> dict:
     """Write `files` with their manifest (`header` plus the file list) and, given `key`, the
     manifest's signature. Returns the manifest."""
-    listed = {
-        name: {"sha256": sha256(data).hexdigest(), "bytes": len(data)}
-        for name, data in sorted(files.items())
-    }
+    listed = layout.file_list(files)
     manifest = {
         **header,
         "format": layout.FORMAT,

@@ -25,6 +25,7 @@ from config.version import CONCORD_VERSION
 from judging.models import JudgeTask, Verdict
 from leaderboard.bundles import layout
 from leaderboard.bundles.archive import archive_write, code_commit
+from leaderboard.bundles.citation import bundle_hash_store
 from leaderboard.bundles.keys import signing_key_current
 from leaderboard.bundles.verify_evaluation import evaluation_units
 from leaderboard.models import GateEvaluation, GatePolicy, LeaderboardSnapshot
@@ -281,7 +282,13 @@ def _policy(benchmark, when) -> dict:
 
 
 def bundle_files(snapshot: LeaderboardSnapshot) -> dict[str, bytes]:
-    """Every file of the bundle but the manifest, by name."""
+    """Every file of the bundle but the manifest, by name (the PDF in the site's language,
+    so the same snapshot always gives the same files)."""
+    with translation.override(settings.LANGUAGE_CODE):
+        return _bundle_files(snapshot)
+
+
+def _bundle_files(snapshot: LeaderboardSnapshot) -> dict[str, bytes]:
     evaluation = snapshot.gate
     runs = tuple(snapshot.runs.select_related("judge_version__config").order_by("-pk"))
     board = BoardRuns(benchmark=snapshot.benchmark, runs=runs, chosen_by="runs")
@@ -336,9 +343,8 @@ def bundle_write(snapshot: LeaderboardSnapshot, out: IO[bytes], *, sign: bool = 
     """Write the snapshot's bundle as a zip file to `out`, signed with the installation's
     current key unless `sign` is off; returns its manifest. The same snapshot gives the same
     files (the PDF in the site's language), so the bundle's hash can be cited."""
-    with translation.override(settings.LANGUAGE_CODE):
-        files = bundle_files(snapshot)
-    return archive_write(
+    files = bundle_files(snapshot)
+    manifest = archive_write(
         out,
         files,
         header={
@@ -351,3 +357,5 @@ def bundle_write(snapshot: LeaderboardSnapshot, out: IO[bytes], *, sign: bool = 
         },
         key=signing_key_current() if sign else None,
     )
+    bundle_hash_store(snapshot_id=snapshot.pk, value=manifest["bundle_sha256"])
+    return manifest

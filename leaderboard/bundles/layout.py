@@ -46,6 +46,14 @@ def rubric_digest(line: dict) -> str:
     return canonical_sha256(line)
 
 
+def file_list(files: dict[str, bytes]) -> dict[str, dict]:
+    """The manifest's list of `files`: each name with its SHA-256 and size."""
+    return {
+        name: {"sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data)}
+        for name, data in sorted(files.items())
+    }
+
+
 def content_sha256(files: dict[str, dict]) -> str:
     """The bundle's hash for citing: the SHA-256 of the manifest's file list (every file's
     name, size and SHA-256), so it names the content whatever key signed it and when."""

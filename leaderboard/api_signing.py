@@ -1,0 +1,30 @@
+from drf_spectacular.utils import extend_schema, inline_serializer
+from rest_framework import serializers
+from rest_framework.permissions import AllowAny
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from leaderboard.bundles.keys import signing_keys_public
+
+
+class SigningKey(APIView):
+    """The installation's public keys (Ed25519) that sign evidence bundles, the current one
+    first: public, so anyone can check a bundle with `verify_bundle --key URL`."""
+
+    permission_classes = [AllowAny]
+    authentication_classes: list = []
+
+    @extend_schema(
+        responses=inline_serializer(
+            "SigningKeys",
+            {
+                "current": serializers.CharField(),
+                "keys": serializers.ListField(child=serializers.DictField()),
+            },
+        )
+    )
+    def get(self, request: Request) -> Response:
+        keys = signing_keys_public()
+        current = next((k["key_id"] for k in keys if k["current"]), "")
+        return Response({"current": current, "keys": keys})
