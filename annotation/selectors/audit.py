@@ -1,7 +1,6 @@
 """The audit log: filtering what coordinators and researchers did, and its export rows."""
 
 import datetime as dt
-import json
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
@@ -98,13 +97,6 @@ def audit_actors() -> list[str]:
         pk__in=AuditEvent.objects.filter(actor__isnull=False).values("actor")
     )
     return sorted(user.get_username() for user in users)
-
-
-def details_text(details: dict) -> str:
-    return ", ".join(
-        f"{key}={json.dumps(value, ensure_ascii=False) if not isinstance(value, str) else value}"
-        for key, value in details.items()
-    )
 
 
 def audit_export_rows(events: QuerySet[AuditEvent]) -> Iterator[dict]:

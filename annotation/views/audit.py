@@ -10,6 +10,7 @@ from django.shortcuts import render
 from django.utils.http import urlencode
 
 from accounts.access import permission_needed
+from annotation.audit_details import details_sentences
 from annotation.downloads import jsonl_download, streamed_download
 from annotation.models import AuditEvent, Benchmark
 from annotation.selectors.audit import (
@@ -18,7 +19,6 @@ from annotation.selectors.audit import (
     audit_events,
     audit_export_rows,
     audit_filter_parse,
-    details_text,
 )
 from config.spreadsheet import spreadsheet_text
 
@@ -30,7 +30,7 @@ def audit_log(request: HttpRequest) -> HttpResponse:
     audit_filter, errors = audit_filter_parse(request.GET)
     page = Paginator(audit_events(audit_filter), 50).get_page(request.GET.get("page"))
     for event in page:
-        event.details_text = details_text(event.details)
+        event.details_sentences = details_sentences(event.details)
     query = urlencode(audit_filter.query())
     return render(
         request,

@@ -51,7 +51,7 @@ def test_the_log_filters_by_action_actor_benchmark_and_dates(events, coordinator
     for label in ("review round opened", "review round closed", "gate evaluated"):
         assert cell(label) in everything
     # A detail named like a dict method ("items") is shown, not looked up as the method.
-    assert "items=9" in everything
+    assert "Items: 9." in everything
     by_action = body(client.get(log, {"action": "review.round_closed"}))
     assert cell("review round closed") in by_action and cell("gate evaluated") not in by_action
     by_actor = body(client.get(log, {"actor": "research"}))
