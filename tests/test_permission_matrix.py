@@ -156,6 +156,7 @@ EXPECTED: dict[str, frozenset[str]] = {
     "leaderboard-publish": MANAGERS,
     "leaderboard-snapshot": READERS,
     "leaderboard-bundle": CONSENSUS,
+    "leaderboard-corrected": CONSENSUS,
     "signing-key": PUBLIC,  # the public keys that sign bundles: for anyone checking one
     # research downloads (leaderboard.export_data)
     "exports": CONSENSUS,
@@ -209,6 +210,7 @@ EXPECTED: dict[str, frozenset[str]] = {
     # API: agreement and leaderboard
     "api-agreement": CONSENSUS,
     "api-leaderboard": READERS,
+    "api-leaderboard-corrected": CONSENSUS,
     "api-compare-runs": CONSENSUS,
     "api-judge-selection": CONSENSUS,
     "api-gate-evaluations": CONSENSUS,
@@ -552,7 +554,7 @@ POST_DATA = {
     # Views that read ids from the form: give them the test's objects so the request
     # reaches the code past the id lookup.
     "gate-record": lambda w: {"round": w["round"].pk, "run": w["run"].pk},
-    "leaderboard-publish": lambda w: {"run": w["run"].pk},
+    "leaderboard-publish": lambda w: {"run": w["run"].pk, "confirm": "yes"},
 }
 
 
@@ -564,6 +566,8 @@ GET_DATA = {
     "agreement-pdf": lambda w: {"round": w["round"].pk, "run": w["run"].pk},
     "disagreement-case": lambda w: {"round": w["round"].pk, "run": w["run"].pk},
     "api-leaderboard": lambda w: {"run": w["run"].pk},
+    "leaderboard-corrected": lambda w: {"run": w["run"].pk, "round": w["round"].pk},
+    "api-leaderboard-corrected": lambda w: {"run": w["run"].pk, "round": w["round"].pk},
 }
 
 

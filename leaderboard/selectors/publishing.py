@@ -5,7 +5,7 @@ from collections import defaultdict
 
 from annotation.models import Assignment, RubricVersion
 from leaderboard.gate_policy import Board, Decision, Evaluation, publish_decision
-from leaderboard.models import GateEvaluation
+from leaderboard.models import GateEvaluation, LeaderboardSnapshot
 from leaderboard.selectors.boards import BoardRuns
 from leaderboard.selectors.evidence import gate_policy
 
@@ -117,3 +117,17 @@ def superseded_boards(*, snapshots) -> dict[int, GateEvaluation]:
         if later is not None:
             found[snapshot.pk] = later
     return found
+
+
+def board_published_as(*, board: BoardRuns, profile: str) -> LeaderboardSnapshot | None:
+    """The newest published leaderboard of exactly these runs under `profile`, if any."""
+    runs = set(board.run_ids)
+    candidates = (
+        LeaderboardSnapshot.objects.filter(
+            benchmark=board.benchmark, profile=profile, runs__in=list(runs)
+        )
+        .distinct()
+        .prefetch_related("runs")
+        .order_by("-created", "-pk")
+    )
+    return next((s for s in candidates if {r.pk for r in s.runs.all()} == runs), None)

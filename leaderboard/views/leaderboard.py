@@ -2,6 +2,7 @@ from django.contrib import messages
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from accounts.access import permission_needed
@@ -12,7 +13,11 @@ from leaderboard.bundles.download import bundle_response
 from leaderboard.models import LeaderboardSnapshot
 from leaderboard.selectors.boards import BoardNotFound, board_runs
 from leaderboard.selectors.evidence import benchmark_judges
-from leaderboard.selectors.publishing import publish_state, superseded_boards
+from leaderboard.selectors.publishing import (
+    board_published_as,
+    publish_state,
+    superseded_boards,
+)
 from leaderboard.selectors.stored_scores import stored_leaderboard_rows
 from leaderboard.services.gate import PublishRefused, leaderboard_publish
 from leaderboard.wording import refusal_text, validation_text
@@ -69,6 +74,7 @@ def leaderboard_page(request: HttpRequest, slug: str) -> HttpResponse:
             "judges": benchmark_judges(benchmark=benchmark),
             "snapshots": snapshots,
             "superseded": superseded_boards(snapshots=snapshots),
+            "published": board_published_as(board=chosen, profile=profile) if chosen else None,
         },
     )
 
@@ -79,6 +85,12 @@ def leaderboard_publish_view(request: HttpRequest, slug: str) -> HttpResponse:
     benchmark = benchmark_get(slug=slug)
     judge, runs = request.POST.get("judge", ""), _run_ids(request.POST.getlist("run"))
     back = reverse("leaderboard", args=[slug])
+    if request.POST.get("confirm") != "yes":
+        messages.error(
+            request,
+            _("Nothing was published: tick the box to confirm that this board becomes public."),
+        )
+        return redirect(back)
     try:
         chosen = board_runs(benchmark=benchmark, judge=judge, runs=runs)
         snapshot = leaderboard_publish(

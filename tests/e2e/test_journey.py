@@ -289,6 +289,7 @@ def test_the_whole_journey(e2e, page, simulator, language):  # noqa: F811
     screenshot(page, f"{shot}-leaderboard")
     publish = page.locator("form[action$='/leaderboard/publish/'] button[type=submit]")
     if report["gate"]["passed"]:
+        page.locator("#publish-confirm").check()
         publish.click()
         page.wait_for_load_state()
         snapshot = LeaderboardSnapshot.objects.get()

@@ -25,14 +25,18 @@ def test_publishing_needs_a_passed_gate(data, coordinator, researcher):  # noqa:
     round_, run = data
     client = client_for(coordinator)
     url = reverse("leaderboard-publish", args=["hb"])
-    response = client.post(url, {"run": run.pk, "profile": "heartbench"}, follow=True)
+    response = client.post(
+        url, {"run": run.pk, "profile": "heartbench", "confirm": "yes"}, follow=True
+    )
     assert "has not been checked against the experts on this benchmark" in (
         response.content.decode()
     )
     GatePolicy.objects.create(benchmark=run.benchmark, threshold=0.8)
     client.post(reverse("gate-record", args=["hb"]), {"round": round_.pk, "run": run.pk})
     failed = GateEvaluation.objects.get()
-    refused = client.post(url, {"run": run.pk, "profile": "heartbench"}, follow=True)
+    refused = client.post(
+        url, {"run": run.pk, "profile": "heartbench", "confirm": "yes"}, follow=True
+    )
     text = refused.content.decode().replace("&#x27;", "'")
     assert (
         f"judge v1 failed the gate: evaluation #{failed.pk} (round R, run #{run.pk}) found "
@@ -43,7 +47,9 @@ def test_publishing_needs_a_passed_gate(data, coordinator, researcher):  # noqa:
     GatePolicy.objects.filter(benchmark=run.benchmark).update(threshold=0.75)
     client.post(reverse("gate-record", args=["hb"]), {"round": round_.pk, "run": run.pk})
     assert GateEvaluation.objects.filter(passed=True).count() == 1
-    again = client.post(url, {"run": run.pk, "profile": "heartbench"}, follow=True)
+    again = client.post(
+        url, {"run": run.pk, "profile": "heartbench", "confirm": "yes"}, follow=True
+    )
     assert f"evaluation #{failed.pk}" in again.content.decode()
     assert not LeaderboardSnapshot.objects.exists()
     assert client_for(researcher).post(url, {"run": run.pk}).status_code == 403
@@ -56,7 +62,7 @@ def test_a_passed_gate_publishes_with_the_evaluation_named(data, coordinator):  
     evaluation = GateEvaluation.objects.get()
     published = client.post(
         reverse("leaderboard-publish", args=["hb"]),
-        {"run": run.pk, "profile": "heartbench"},
+        {"run": run.pk, "profile": "heartbench", "confirm": "yes"},
         follow=True,
     )
     snapshot = LeaderboardSnapshot.objects.get()

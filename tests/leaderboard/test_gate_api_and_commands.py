@@ -66,7 +66,7 @@ def test_publishing_refuses_alike_on_the_page_the_api_and_the_command(
     refused = api(coordinator).post(url, {"judge": "judge"}, format="json")
     assert refused.status_code == 409 and refused.json()["refusal"] == "not_evaluated"
     page = client_for(coordinator).post(
-        reverse("leaderboard-publish", args=["hb"]), {"run": run.pk}, follow=True
+        reverse("leaderboard-publish", args=["hb"]), {"run": run.pk, "confirm": "yes"}, follow=True
     )
     assert refused.json()["detail"] in html.unescape(page.content.decode())
     # Evaluated and failed at 80%.
@@ -81,7 +81,7 @@ def test_publishing_refuses_alike_on_the_page_the_api_and_the_command(
     }
     assert f"evaluation #{failed.pk}" in refused.json()["detail"]
     page = client_for(coordinator).post(
-        reverse("leaderboard-publish", args=["hb"]), {"run": run.pk}, follow=True
+        reverse("leaderboard-publish", args=["hb"]), {"run": run.pk, "confirm": "yes"}, follow=True
     )
     assert refused.json()["detail"] in html.unescape(page.content.decode())
     with pytest.raises(CommandError) as raised:

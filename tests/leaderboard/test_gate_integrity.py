@@ -285,3 +285,25 @@ def test_units_short_of_raters_are_counted_and_left_out_by_default(world, capsys
     assert kept["units"] == report["short_of_raters"] and kept["short_of_raters"] == 0
     with pytest.raises(CommandError, match="--min-raters"):
         call_command("agreement_report", *options, "--min-raters", "0")
+
+
+def test_publishing_on_the_page_asks_for_confirmation_and_the_badge_follows(
+    world, researcher, coordinator
+):
+    benchmark, experts = world
+    rate(open_round(benchmark, experts, "A"), experts, agreeing=4)
+    record(researcher, "A")
+    client = client_for(coordinator)
+    run = JudgeRun.objects.get()
+    page = client.get(reverse("leaderboard", args=["gi"]) + f"?run={run.pk}").content.decode()
+    assert 'id="publish-confirm"' in page and 'id="unpublished"' in page
+    url = reverse("leaderboard-publish", args=["gi"])
+    unconfirmed = client.post(url, {"run": run.pk, "profile": "heartbench"}, follow=True)
+    assert "tick the box to confirm" in unconfirmed.content.decode()
+    assert not LeaderboardSnapshot.objects.exists()
+    client.post(url, {"run": run.pk, "profile": "heartbench", "confirm": "yes"})
+    snapshot = LeaderboardSnapshot.objects.get()
+    page = client.get(reverse("leaderboard", args=["gi"]) + f"?run={run.pk}").content.decode()
+    assert 'id="unpublished"' not in page and f"#{snapshot.pk}" in page
+    published = client.get(reverse("leaderboard-snapshot", args=["gi", snapshot.pk]))
+    assert "100.0%" in published.content.decode() and "1.000" not in published.content.decode()

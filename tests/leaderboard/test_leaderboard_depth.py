@@ -166,7 +166,8 @@ def test_the_published_snapshot_stores_and_shows_the_same_numbers(run, coordinat
     client = client_for(coordinator)
     live = client.get(reverse("leaderboard", args=["hb"])).content.decode()
     published = client.post(
-        reverse("leaderboard-publish", args=["hb"]), {"run": run.pk, "profile": "heartbench"}
+        reverse("leaderboard-publish", args=["hb"]),
+        {"run": run.pk, "profile": "heartbench", "confirm": "yes"},
     )
     snapshot = LeaderboardSnapshot.objects.get()
     assert snapshot.rows == leaderboard_rows(board=board_of(run), profile="heartbench")
