@@ -240,6 +240,28 @@ def sequential_gate(
     )
 
 
+def batch_crossings(
+    agree: np.ndarray,
+    units: np.ndarray,
+    scale: np.ndarray,
+    *,
+    threshold: float,
+    alpha: float = DEFAULT_ALPHA,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per row of (agree, units, scale) (a history of items; each item's scale is its
+    round's most units): the index of the item at which the pass test first reaches
+    1 / alpha, and the fail test's, each the number of items when it never does."""
+    _checked(threshold, alpha)
+    scale = np.broadcast_to(scale, agree.shape)
+    excess = (agree - threshold * units) / scale
+    m = np.full(agree.shape[:-1], threshold)
+    prior = _prior(m, scale[..., 0])
+    level = math.log(1.0 / alpha)
+    first_pass = _first_crossing(_log_wealth(excess, m, prior)[0], level)
+    first_fail = _first_crossing(_log_wealth(-excess, 1.0 - m, prior)[0], level)
+    return first_pass, first_fail
+
+
 def batch_decisions(
     agree: np.ndarray,
     units: np.ndarray,
@@ -248,18 +270,10 @@ def batch_decisions(
     threshold: float,
     alpha: float = DEFAULT_ALPHA,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """The decisions of many histories at once, one per row of (agree, units, scale) (each
-    item's scale is its round's most units): 1 for pass, -1 for fail, 0 for continue, and
-    the items used when decided (every item when not)."""
-    _checked(threshold, alpha)
+    """The decisions of many histories at once, one per row: 1 for pass, -1 for fail, 0
+    for continue, and the items used when decided (every item when not)."""
     items = agree.shape[-1]
-    scale = np.broadcast_to(scale, agree.shape)
-    excess = (agree - threshold * units) / scale
-    m = np.full(agree.shape[:-1], threshold)
-    prior = _prior(m, scale[..., 0])
-    level = math.log(1.0 / alpha)
-    first_pass = _first_crossing(_log_wealth(excess, m, prior)[0], level)
-    first_fail = _first_crossing(_log_wealth(-excess, 1.0 - m, prior)[0], level)
+    first_pass, first_fail = batch_crossings(agree, units, scale, threshold=threshold, alpha=alpha)
     decision = np.where(
         (first_pass < items) & (first_pass <= first_fail),
         1,
