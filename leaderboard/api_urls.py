@@ -14,6 +14,11 @@ urlpatterns = [
         name="api-leaderboard",
     ),
     path(
+        "benchmarks/<slug:slug>/leaderboard/corrected/",
+        lazy_view("leaderboard.corrected.api.CorrectedLeaderboard"),
+        name="api-leaderboard-corrected",
+    ),
+    path(
         "benchmarks/<slug:slug>/compare-runs/",
         lazy_view("leaderboard.api_compare.CompareRuns"),
         name="api-compare-runs",

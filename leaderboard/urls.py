@@ -59,6 +59,11 @@ urlpatterns = [
         name="leaderboard",
     ),
     path(
+        "benchmarks/<slug:slug>/leaderboard/corrected/",
+        lazy_view("leaderboard.corrected.views.corrected_section"),
+        name="leaderboard-corrected",
+    ),
+    path(
         "benchmarks/<slug:slug>/leaderboard/publish/",
         lazy_view("leaderboard.views.leaderboard.leaderboard_publish_view"),
         name="leaderboard-publish",

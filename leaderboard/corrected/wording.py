@@ -67,7 +67,19 @@ def reading(system: str, entry: dict) -> str:
         "%(high)s); the data do not show the judge to be lenient or strict with it."
     ) % {
         "system": system,
-        "change": _points(-bias),
+        "change": f"{-bias:+.1f}",
         "low": _points(-high),
         "high": _points(-low),
     }
+
+
+def with_reason_words(payload: dict) -> dict:
+    """`payload` with a `reason_text` beside every reason code, in the active language."""
+    if isinstance(payload, list):
+        return [with_reason_words(item) for item in payload]
+    if not isinstance(payload, dict):
+        return payload
+    out = {key: with_reason_words(value) for key, value in payload.items()}
+    if "reason" in payload:
+        out["reason_text"] = reason_words(payload["reason"])
+    return out

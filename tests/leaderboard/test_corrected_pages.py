@@ -1,0 +1,88 @@
+"""The corrected section of the leaderboard page and the corrected board over the API."""
+
+from django.test import Client
+from django.urls import reverse
+
+from leaderboard.management.commands.load_demo import DEMO_JUDGE, DEMO_PASSWORD
+from tests.leaderboard.test_corrected_board import ROUND, world  # noqa: F401
+
+
+def _client(username: str = "researcher", language: str = "en") -> Client:
+    client = Client()
+    client.login(username=username, password=DEMO_PASSWORD)
+    client.cookies["django_language"] = language
+    return client
+
+
+def _section(client: Client, **query) -> str:
+    response = client.get(
+        reverse("leaderboard-corrected", args=["demo"]),
+        {"judge": DEMO_JUDGE, "round": ROUND, **query},
+    )
+    assert response.status_code == 200, response.content[:500]
+    return response.content.decode()
+
+
+def test_the_leaderboard_page_loads_the_corrected_section(world):  # noqa: F811
+    page = _client().get(reverse("leaderboard", args=["demo"]), {"judge": DEMO_JUDGE})
+    html = page.content.decode()
+    assert 'id="corrected"' in html
+    assert reverse("leaderboard-corrected", args=["demo"]) + "?profile=heartbench&amp;run=" in html
+
+
+def test_the_section_reads_each_system_in_plain_words(world):  # noqa: F811
+    html = _section(_client())
+    assert "Round 校正轮: 30 of its 33 sampled responses are labelled" in html
+    assert html.count("The experts&#x27; votes") + html.count("The experts' votes") >= 3
+    assert "Rank set" in html and "Judge bias" in html
+    assert 'id="corrected-bias-test"' in html
+    assert "The largest bias is the judge&#x27;s on" in html or "The largest bias" in html
+
+
+def test_the_section_renders_in_chinese(world):  # noqa: F811
+    html = _section(_client(language="zh-hans"))
+    assert "校正轮" in html and 'id="corrected-reading"' in html
+
+
+def test_too_few_labelled_responses_read_as_undefined_with_the_reason(world):  # noqa: F811
+    html = _section(_client(), round="Demo round")
+    assert "too few labelled responses: at least 10 are needed for an interval" in html
+    assert "has no corrected score" in html
+
+
+def test_an_unknown_round_is_a_clear_400_not_a_500(world):  # noqa: F811
+    response = _client().get(
+        reverse("leaderboard-corrected", args=["demo"]), {"judge": DEMO_JUDGE, "round": "nope"}
+    )
+    assert response.status_code == 400
+    assert "no review round &#x27;nope&#x27;" in response.content.decode()
+    api = _client().get(
+        reverse("api-leaderboard-corrected", args=["demo"]), {"judge": DEMO_JUDGE, "round": "nope"}
+    )
+    assert api.status_code == 400 and "nope" in api.json()["detail"]
+    bad = _client().get(
+        reverse("api-leaderboard-corrected", args=["demo"]), {"profile": "other", "round": ROUND}
+    )
+    assert bad.status_code == 400
+
+
+def test_the_api_gives_the_commands_numbers_with_reasons_in_words(world):  # noqa: F811
+    response = _client().get(
+        reverse("api-leaderboard-corrected", args=["demo"]),
+        {"judge": DEMO_JUDGE, "round": "Demo round"},
+    )
+    data = response.json()
+    assert data["corrected_by"]["round"] == "Demo round"
+    row = data["rows"][0]
+    assert row["overall"]["corrected"] is None
+    assert row["overall"]["reason"] == "ppi_too_few_labelled"
+    assert row["overall"]["reason_text"].startswith("too few labelled responses")
+    full = (
+        _client()
+        .get(
+            reverse("api-leaderboard-corrected", args=["demo"]),
+            {"judge": DEMO_JUDGE, "round": ROUND},
+        )
+        .json()
+    )
+    assert all(r["overall"]["corrected"] is not None for r in full["rows"])
