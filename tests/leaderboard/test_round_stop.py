@@ -217,7 +217,7 @@ def test_the_planning_panel_answers_with_the_plan_or_a_clear_message(demo):
     text = near.content.decode()
     assert near.status_code == 200 and 'data-testid="round-plan-warnings"' in text
     assert "responses can be reviewed: the simulated rounds stop there." in text
-    assert "undecided" in text
+    assert "no decision" in text
 
 
 def test_a_decided_open_round_offers_the_coordinator_to_close_it_early(demo):
