@@ -21,6 +21,7 @@ AGREEMENT = "agreement"  # the report's numbers recomputed from votes and verdic
 BREAKDOWNS = "breakdowns"  # every per-group and per-rater breakdown recomputed
 RATERS_COMPLETE = "raters_complete"  # every item has its round's raters on every criterion
 SEQUENTIAL = "sequential"  # the sequential block recomputed in hand-out order
+GATE_HISTORY = "gate_history"  # the evaluated round's tallies in the gate's history
 GATE_DECISION = "gate_decision"  # pass or fail recomputed under the recorded rule
 
 ORDER = (
@@ -38,6 +39,7 @@ ORDER = (
     BREAKDOWNS,
     RATERS_COMPLETE,
     SEQUENTIAL,
+    GATE_HISTORY,
     GATE_DECISION,
 )
 

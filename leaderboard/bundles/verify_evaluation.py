@@ -19,6 +19,7 @@ from leaderboard.bundles.checks import (
     AGREEMENT,
     BREAKDOWNS,
     GATE_DECISION,
+    GATE_HISTORY,
     RATERS_COMPLETE,
     SEQUENTIAL,
     Verification,
@@ -26,6 +27,7 @@ from leaderboard.bundles.checks import (
     same_tree,
 )
 from leaderboard.bundles.verify_board import category
+from leaderboard.gate_history import RoundTallies, round_tallies
 from leaderboard.sequential_evidence import sequential_block
 from leaderboard.stats.sequential import DEFAULT_ALPHA
 
@@ -164,6 +166,33 @@ def _sequential(context: _Context) -> dict | None:
     )
 
 
+def _history(context: _Context, result: Verification) -> list[RoundTallies] | None:
+    """The judge version's rounds as the gate recorded them, oldest first, with the
+    evaluated round's tallies (the last) recomputed from the bundle and compared."""
+    rounds = context.gate.get("rounds")
+    if not rounds:
+        return None
+    recorded = rounds[-1]
+    current = round_tallies(
+        context.units,
+        context.ranks or {},
+        round_id=int(recorded["round_id"]),
+        name=str(recorded["round"]),
+        raters_per_item=int(context.raters or recorded["raters_per_item"]),
+        raters_read_verdicts=bool(recorded.get("raters_read_verdicts", False)),
+    )
+    if not same_tree(current.as_dict(), recorded):
+        result.fail(
+            GATE_HISTORY,
+            context.where,
+            f"the gate's history holds tallies for round {recorded['round']!r} that differ "
+            f"from those recomputed in hand-out order from {context.source} (items "
+            f"{recorded.get('items')} recorded, {len(current.per_item)} in the bundle)",
+        )
+    result.ran_check(GATE_HISTORY, f"the gate's history of {len(rounds)} rounds")
+    return [RoundTallies.from_dict(each) for each in rounds[:-1]] + [current]
+
+
 def check_evaluation(files, prefix, rubrics, taxonomy, result: Verification) -> None:
     context = _Context(files, prefix, rubrics, taxonomy)
     sequential = _sequential(context)
@@ -175,6 +204,9 @@ def check_evaluation(files, prefix, rubrics, taxonomy, result: Verification) -> 
         resamples=bootstrap["resamples"],
         seed=bootstrap["seed"],
         sequential=sequential,
+        history=_history(context, result),
+        min_raters=int(context.gate.get("min_raters", 1)),
+        short_of=int(context.claimed.get("min_raters", 0)),
     )
     _check_agreement(context, report, result)
     _check_breakdowns(context, report, result)

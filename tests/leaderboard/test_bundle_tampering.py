@@ -152,6 +152,37 @@ def test_items_short_of_votes_fail_raters_complete(demo):
     assert not failed & {"agreement", "breakdowns", "sequential", "gate_decision"}
 
 
+def test_items_dropped_from_the_round_fail_the_gate_history(demo):
+    data, prefix = demo
+    files = read_files(data)
+    rows = layout.read_csv(files[prefix + layout.ITEMS])
+    dropped = {(r["question_id"], r["system"]) for r in rows[: len(rows) * 3 // 10]}
+    files[prefix + layout.ITEMS] = layout.csv_bytes(
+        layout.ITEM_FIELDS,
+        [
+            [r[f] for f in layout.ITEM_FIELDS]
+            for r in rows
+            if (r["question_id"], r["system"]) not in dropped
+        ],
+    )
+    votes = layout.read_csv(files[prefix + layout.VOTES])
+    files[prefix + layout.VOTES] = layout.csv_bytes(
+        layout.VOTE_FIELDS,
+        [
+            [r[f] for f in layout.VOTE_FIELDS]
+            for r in votes
+            if (r["question_id"], r["system"]) not in dropped
+        ],
+    )
+    report = load(files, prefix + layout.REPORT_JSON)
+    rounds = report["gate"]["rounds"]
+    regenerate_report(files, prefix, threshold=0.75)
+    regenerated = load(files, prefix + layout.REPORT_JSON)
+    regenerated["gate"]["rounds"] = rounds  # the history as recorded
+    store(files, prefix + layout.REPORT_JSON, regenerated)
+    assert "gate_history" in failed_checks(write_files(files))
+
+
 def test_removed_gate_evaluations_fail_the_gate_evaluations_check(demo):
     data, prefix = demo
     files = {name: content for name, content in read_files(data).items() if prefix not in name}

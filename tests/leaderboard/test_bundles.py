@@ -93,6 +93,7 @@ def test_the_demo_bundle_holds_what_it_claims(bundle, tmp_path, capsys):
         "breakdowns",
         "raters_complete",
         "sequential",
+        "gate_history",
         "gate_decision",
     }
     path = tmp_path / "b.zip"
