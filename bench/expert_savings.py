@@ -37,8 +37,9 @@ def main() -> None:
     print(host_report())
     fixed = round(args.responses * args.fraction)
     print(
-        f"fixed sample: {fixed} items x {args.criteria} criteria x {args.raters} raters = "
-        f"{fixed * args.criteria * args.raters:,} ratings; threshold {args.threshold}, "
+        f"fixed sample: {fixed} items of {args.criteria} criteria x {args.raters} raters = "
+        f"{fixed * args.raters:,} ratings (one expert's verdicts on one item); threshold "
+        f"{args.threshold}, "
         f"alpha 0.05 per direction, {args.rounds} simulated rounds each"
     )
     for truth in (0.85, 0.80, 0.75):
