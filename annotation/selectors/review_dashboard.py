@@ -238,26 +238,6 @@ def adjudication_queue(
     not). A 2-1 split elsewhere has a majority and is shown only with `show="splits"`. An
     adjudicator's queue leaves out the rounds they rate in (see `item_get_for_adjudicator`).
     """
-    split_items: dict[int, int] = defaultdict(int)
-    tied_items: dict[int, int] = defaultdict(int)
-    catastrophic_items: dict[int, int] = defaultdict(int)
-    if round_ is not None:
-        unit_votes: dict[tuple[int, int], list[bool]] = defaultdict(list)
-        catastrophic: set[int] = set()
-        for item, criterion, hit, is_catastrophic in current_votes(round_=round_).values_list(
-            "assignment__item_id", "criterion_id", "hit", "criterion__is_catastrophic"
-        ):
-            unit_votes[(item, criterion)].append(hit)
-            if is_catastrophic:
-                catastrophic.add(criterion)
-        for (item, criterion), hits in unit_votes.items():
-            if len(hits) < 2 or not 0 < sum(hits) < len(hits):
-                continue
-            split_items[item] += 1
-            if is_tie(len(hits), sum(hits)):
-                tied_items[item] += 1
-            if criterion in catastrophic:
-                catastrophic_items[item] += 1
     flagged = Flag.objects.filter(resolved=False)
     if round_:
         flagged = flagged.filter(assignment__item__round=round_)
@@ -265,6 +245,18 @@ def adjudication_queue(
     flags: dict[int, list[str]] = defaultdict(list)
     for item, reason in flagged.values_list("assignment__item_id", "reason"):
         flags[item].append(str(labels.get(reason, reason)))
+    # Without a round, the flagged items' splits are counted all the same: an item shows
+    # the same counts in every view of the queue.
+    votes = (
+        current_votes(round_=round_)
+        if round_ is not None
+        else Vote.objects.filter(
+            assignment__item_id__in=list(flags),
+            assignment__status=Assignment.Status.SUBMITTED,
+            revision=F("assignment__revision"),
+        )
+    )
+    split_items, tied_items, catastrophic_items = _split_counts(votes)
     ids = set(flags) | set(tied_items) | set(catastrophic_items)
     if show == QUEUE_SPLITS:
         ids |= set(split_items)
@@ -285,6 +277,31 @@ def adjudication_queue(
         }
         for item in items.order_by("round", "pk")
     ]
+
+
+def _split_counts(votes) -> tuple[dict[int, int], dict[int, int], dict[int, int]]:
+    """Per item, from its current votes: the criteria its raters split on, those split
+    evenly (ties), and those of the splits that are catastrophic criteria."""
+    split_items: dict[int, int] = defaultdict(int)
+    tied_items: dict[int, int] = defaultdict(int)
+    catastrophic_items: dict[int, int] = defaultdict(int)
+    unit_votes: dict[tuple[int, int], list[bool]] = defaultdict(list)
+    catastrophic: set[int] = set()
+    for item, criterion, hit, is_catastrophic in votes.values_list(
+        "assignment__item_id", "criterion_id", "hit", "criterion__is_catastrophic"
+    ):
+        unit_votes[(item, criterion)].append(hit)
+        if is_catastrophic:
+            catastrophic.add(criterion)
+    for (item, criterion), hits in unit_votes.items():
+        if len(hits) < 2 or not 0 < sum(hits) < len(hits):
+            continue
+        split_items[item] += 1
+        if is_tie(len(hits), sum(hits)):
+            tied_items[item] += 1
+        if criterion in catastrophic:
+            catastrophic_items[item] += 1
+    return split_items, tied_items, catastrophic_items
 
 
 def round_agreement(*, round_: ReviewRound) -> dict[int, float | None]:

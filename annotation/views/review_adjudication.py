@@ -5,9 +5,12 @@ from django.contrib import messages
 from django.db.models import F
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils.http import urlencode
 from django.utils.translation import gettext as _
 
 from accounts.access import permission_needed
+from annotation.consensus import is_tie
 from annotation.models import Assignment, Flag, ReviewRound, Vote
 from annotation.selectors.rater_pseudonyms import round_rater_pseudonyms
 from annotation.selectors.review import item_criteria, item_get_for_adjudicator
@@ -16,6 +19,18 @@ from annotation.services.review_adjudication import Decision, item_adjudicate
 from annotation.services.review_votes import NOTE_MAX_LENGTH, VoteRefused
 
 ADJUDICATE = "annotation.adjudicate"
+
+
+def _queue_filter(request: HttpRequest) -> str:
+    """The queue's filter (round and what to show) as a query string, only the parts that
+    make sense: carried from the queue to an item and back after the decision."""
+    values = {}
+    round_id = request.GET.get("round", "")
+    if round_id.isdigit():
+        values["round"] = round_id
+    if request.GET.get("show") == QUEUE_SPLITS:
+        values["show"] = QUEUE_SPLITS
+    return urlencode(values)
 
 
 @permission_needed(ADJUDICATE)
@@ -32,6 +47,7 @@ def adjudication_list(request: HttpRequest) -> HttpResponse:
             "round": round_,
             "rounds": rounds,
             "show": show,
+            "query": _queue_filter(request),
         },
     )
 
@@ -66,7 +82,9 @@ def adjudicate(request: HttpRequest, item_id: int) -> HttpResponse:
             error = str(exc)  # the page comes back with what was typed
         else:
             messages.success(request, _("Decision recorded; the raw votes are unchanged."))
-            return redirect("review-adjudication")
+            query = _queue_filter(request)
+            queue = reverse("review-adjudication")
+            return redirect(f"{queue}?{query}" if query else queue)
     # Raters appear by their pseudonym: a known strict or lenient colleague would weigh on
     # the decision.
     names = round_rater_pseudonyms(round_=item.round)
@@ -91,6 +109,7 @@ def adjudicate(request: HttpRequest, item_id: int) -> HttpResponse:
             "votes": by_criterion.get(c.pk, []),
             "decision": posted.get(f"decision-{c.pk}", ""),
             "note": posted.get(f"note-{c.pk}", ""),
+            **_split(by_criterion.get(c.pk, [])),
         }
         for c in criteria
     ]
@@ -105,6 +124,21 @@ def adjudicate(request: HttpRequest, item_id: int) -> HttpResponse:
             "error": error,
             "note": posted.get("note", ""),
             "note_limit": NOTE_MAX_LENGTH,
+            "query": _queue_filter(request),
         },
         status=400 if error else 200,
     )
+
+
+def _split(votes: list[Vote]) -> dict:
+    """Whether the raters split on a criterion (and evenly: a tie), in words."""
+    hits, n = sum(1 for vote in votes if vote.hit), len(votes)
+    if n < 2 or not 0 < hits < n:
+        return {"split": False, "tie": False, "split_text": ""}
+    tie = is_tie(n, hits)
+    text = (
+        _("Tie: %(hits)d of %(n)d raters said met")
+        if tie
+        else _("Raters split: %(hits)d of %(n)d met")
+    )
+    return {"split": True, "tie": tie, "split_text": text % {"hits": hits, "n": n}}
