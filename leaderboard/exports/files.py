@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from annotation.models import ReviewRound
 from judging.models import JudgeRun
 from judging.scoring import Profile
+from leaderboard.corrected.export import CORRECTED_HEADER, corrected_rows
 from leaderboard.exports import headers
 from leaderboard.exports.tables import case_score_rows, run_abilities, verdict_rows, votes_rows
 from leaderboard.exports.tidy import tidy_csv_lines, tidy_rows
@@ -39,6 +40,7 @@ KINDS = {
     "votes": Kind(headers.VOTES_HEADER, needs_round=True, needs_run=False),
     "verdicts": Kind(headers.VERDICTS_HEADER, needs_round=False, needs_run=True),
     "scores": Kind(headers.SCORES_HEADER, needs_round=False, needs_run=True),
+    "corrected": Kind(CORRECTED_HEADER, needs_round=True, needs_run=True),
 }
 
 
@@ -80,6 +82,8 @@ def export_header_and_rows(
         return header, votes_rows(round_=round_)
     if kind == "verdicts":
         return header, verdict_rows(run=run)
+    if kind == "corrected":
+        return header, corrected_rows(round_=round_, run=run, profile=profile)
     abilities = run_abilities(run)
     columns = tuple(headers.ABILITY_COLUMN.format(label) for label in abilities)
     return header + columns, case_score_rows(run=run, profile=profile, abilities=abilities)
@@ -106,7 +110,7 @@ def export_filename(
         parts.append(f"round{round_id}")
     if run_id is not None:
         parts.append(f"run{run_id}")
-    if kind == "scores":
+    if kind in ("scores", "corrected"):
         parts.append(profile)
     if fmt == CSV_RAW:
         parts.append("raw")

@@ -62,7 +62,7 @@ def export_provenance(
         )
     if run is not None:
         record["judge_run"] = _run_record(run)
-    if kind == "scores":
+    if kind in ("scores", "corrected"):
         record["profile"] = profile.value
     record["rubric_versions"] = rubric_versions_of(pairs)
     return record
