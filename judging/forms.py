@@ -123,3 +123,24 @@ class JudgeRunForm(forms.Form):
         label=_('Also judge failed generations (empty responses, or beginning with "Error")'),
         required=False,
     )
+
+    def __init__(self, data=None, *, benchmark_id: str = "", **kwargs) -> None:
+        """The systems and rounds offered are the chosen benchmark's (from the posted form,
+        or `benchmark_id` from the page's address; the only benchmark when there is one),
+        so a run cannot mix another benchmark's systems in."""
+        super().__init__(data, **kwargs)
+        chosen = str((data or {}).get("benchmark") or benchmark_id or "").strip()
+        benchmark = None
+        if chosen.isdigit():
+            benchmark = Benchmark.objects.filter(pk=int(chosen)).first()
+        elif Benchmark.objects.count() == 1:
+            benchmark = Benchmark.objects.first()
+        self.benchmark = benchmark
+        if benchmark is not None:
+            self.fields["benchmark"].initial = benchmark.pk
+            self.fields["systems"].queryset = (
+                System.objects.filter(responses__case__benchmark=benchmark)
+                .distinct()
+                .order_by("name")
+            )
+            self.fields["round"].queryset = ReviewRound.objects.filter(benchmark=benchmark)

@@ -7,6 +7,7 @@ from django.db.models import Count, F, Min, Q, Sum
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from annotation.models import ReviewRound
 from judging.models import JudgeAttempt, JudgeRun, JudgeTask
 
 # The rate is that of the run's latest finishes: this many of them, over the time since the
@@ -201,15 +202,18 @@ def state_label(state: str) -> str:
     return str(dict(JudgeRun.Status.choices).get(state, state))
 
 
-def runs_with_counts(*, benchmark=None, limit: int = 100):
-    """The latest runs (of one benchmark, or all) with their task counts, in one query:
-    `total`, `done`, `failed` and `left` (pending or running), and `state` (see run_state)."""
+def runs_with_counts(*, benchmark=None, kind: str | None = None, limit: int = 100):
+    """The latest runs (of one benchmark, or all; of one kind, or all) with their task
+    counts, in one query: `total`, `done`, `failed` and `left` (pending or running), and
+    `state` (see run_state)."""
     S = JudgeTask.Status
     runs = JudgeRun.objects.select_related("benchmark", "judge_version__config").prefetch_related(
         "systems"
     )
     if benchmark is not None:
         runs = runs.filter(benchmark=benchmark)
+    if kind is not None:
+        runs = runs.filter(kind=kind)
     runs = list(
         runs.annotate(
             total=Count("tasks"),
@@ -230,4 +234,18 @@ def interrupted_runs_of(*, benchmark, version) -> list[int]:
         JudgeRun.objects.filter(
             benchmark=benchmark, judge_version=version, status=JudgeRun.Status.INTERRUPTED
         ).values_list("pk", flat=True)
+    )
+
+
+def rounds_judged(*, run: JudgeRun) -> list:
+    """The benchmark's review rounds whose every item the run judged, newest first. One
+    query."""
+    return list(
+        ReviewRound.objects.filter(benchmark_id=run.benchmark_id)
+        .annotate(
+            item_count=Count("items", distinct=True),
+            judged=Count("items", filter=Q(items__response__judge_tasks__run=run), distinct=True),
+        )
+        .filter(item_count__gt=0, judged=F("item_count"))
+        .order_by("-created", "-pk")
     )

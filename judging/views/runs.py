@@ -14,6 +14,7 @@ from judging.selectors.runs import (
     endpoint_trouble,
     failed_tasks,
     recent_errors,
+    rounds_judged,
     run_progress,
     run_state,
     runs_with_counts,
@@ -36,14 +37,14 @@ RUN = "judging.run_judge"
 
 @permission_needed(VIEW)
 def run_list(request: HttpRequest) -> HttpResponse:
-    runs = runs_with_counts()
+    runs = runs_with_counts(kind=JudgeRun.Kind.JUDGE)
     configs = JudgeConfig.objects.select_related("current_version__prompt")
     return render(request, "judging/run_list.html", {"runs": runs, "configs": configs})
 
 
 @permission_needed(RUN)
 def run_new(request: HttpRequest) -> HttpResponse:
-    form = JudgeRunForm(request.POST or None)
+    form = JudgeRunForm(request.POST or None, benchmark_id=request.GET.get("benchmark", ""))
     status = 200
     if request.method == "POST" and form.is_valid():
         try:
@@ -63,9 +64,6 @@ def run_new(request: HttpRequest) -> HttpResponse:
             status = 503 if isinstance(exc, WorkersUnreachable) else 400
         else:
             messages.success(request, _("Run %(id)d started.") % {"id": run.pk})
-            warning = language_warning(benchmark=run.benchmark, prompt=run.prompt)
-            if warning:
-                messages.warning(request, warning)
             return redirect("judge-run", run_id=run.pk)
     if form.errors and status == 200:
         status = 400
@@ -96,6 +94,10 @@ def run_detail(request: HttpRequest, run_id: int) -> HttpResponse:
         "trouble": endpoint_trouble(run=run),
         "systems": run.systems.all(),
         "output_notice": None if request.htmx else run_output_notice(run=run),
+        "language_notice": None
+        if request.htmx
+        else language_warning(benchmark=run.benchmark, prompt=run.prompt),
+        "rounds": [] if request.htmx else rounds_judged(run=run),
     }
     template = "judging/_run_progress.html" if request.htmx else "judging/run_detail.html"
     return render(request, template, context)
