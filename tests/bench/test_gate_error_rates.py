@@ -2,6 +2,8 @@
 passes stay within alpha however the round ends and however often a judge is re-run, and
 the simulation reproduces the early-close attack on fixed rules that accepted it."""
 
+import pytest
+
 from bench.gate_error_rates import ICCS, KEYS, error_rates, main, majority_right
 
 ALPHA = 0.05
@@ -35,3 +37,23 @@ def test_three_raters_majority_and_the_printed_table(capsys):
     out = capsys.readouterr().out
     assert "| ICC | rule | false pass, one round |" in out
     assert out.count("`sequential`") == len(ICCS)
+
+
+def test_the_lower_bound_is_wilson_at_the_effective_n():
+    import numpy as np
+    from statsmodels.stats.proportion import proportion_confint
+
+    from bench.gate_error_rates import lower_bound
+
+    # Items that agree alike within (all or none of their units): a design effect above 1.
+    agree = np.array([[10.0, 10.0, 0.0, 10.0, 7.0, 10.0, 10.0, 3.0]])
+    units = np.full_like(agree, 10.0)
+    n, k = units.sum(), agree.shape[1]
+    point = agree.sum() / n
+    clustered = k / (k - 1) * ((agree - point * units) ** 2).sum() / n**2
+    effective = n / (clustered / (point * (1 - point) / n))
+    low, _high = proportion_confint(point * effective, effective, alpha=0.05, method="wilson")
+    assert lower_bound(agree, units, look=1, alpha=0.05)[0] == pytest.approx(low)
+    # The second look spends half the first's level: a lower bound further down.
+    low2, _ = proportion_confint(point * effective, effective, alpha=0.025, method="wilson")
+    assert lower_bound(agree, units, look=2, alpha=0.05)[0] == pytest.approx(low2)

@@ -168,3 +168,41 @@ def test_heartbench_sized_rounds_decide_within_the_measured_items():
     )
     assert float(np.mean(decision == 1)) >= 0.99
     assert float(np.median(used)) <= 62
+
+
+def _wealth_by_hand(rounds, scales, m):
+    """The pass test's wealth, item by item in plain Python: aGRAPA from one imagined item
+    (mean 0, second moment m (1 - m) / U of the first round), bets in [0, 0.95 / m]."""
+    sums, squares, seen = 0.0, m * (1 - m) / scales[0], 1
+    wealth = 1.0
+    for tallies, scale in zip(rounds, scales, strict=True):
+        for agree, units in tallies:
+            x = (agree - m * units) / scale
+            bet = min(max((sums / seen) / (squares / seen), 0.0), 0.95 / m)
+            wealth *= 1 + bet * x
+            sums, squares, seen = sums + x, squares + x * x, seen + 1
+    return wealth
+
+
+def test_the_betting_matches_a_plain_loop_across_rounds():
+    rng = np.random.default_rng(23)
+    first = [(int(a), int(u)) for u in rng.integers(4, 12, size=25) for a in [rng.binomial(u, 0.8)]]
+    second = [
+        (int(a), int(u)) for u in rng.integers(4, 20, size=25) for a in [rng.binomial(u, 0.8)]
+    ]
+    gate = sequential_history([first, second], threshold=0.75, max_units=[12, 20])
+    assert gate.e_pass == pytest.approx(_wealth_by_hand([first, second], [12, 20], 0.75))
+
+
+@pytest.mark.parametrize("icc", [0.1, 0.3])
+def test_simulated_criteria_of_one_item_are_correlated_at_the_icc(icc):
+    from leaderboard.stats.sequential import simulated_agreement
+
+    rng = np.random.default_rng(29)
+    units = np.full(200_000, 2.0)
+    agree = simulated_agreement(rng, units, mean=0.85, icc=icc)
+    # Two criteria per item: split each item's count into its two indicators at random.
+    first = rng.random(units.size) < agree / 2
+    second = agree - first
+    assert np.corrcoef(first, second)[0, 1] == pytest.approx(icc, abs=0.02)
+    assert agree.sum() / units.sum() == pytest.approx(0.85, abs=0.005)
