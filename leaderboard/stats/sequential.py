@@ -294,8 +294,12 @@ def simulated_units(
     `sizes` (one entry per response): without replacement while the round fits in it."""
     population = np.asarray(sizes, dtype=np.float64)
     if items <= population.size:
-        order = rng.permuted(np.tile(np.arange(population.size), (rounds, 1)), axis=1)
-        return population[order[:, :items]]
+        return np.stack(
+            [
+                population[rng.choice(population.size, size=items, replace=False)]
+                for _ in range(rounds)
+            ]
+        )
     return rng.choice(population, size=(rounds, items))
 
 
