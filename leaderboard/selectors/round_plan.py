@@ -146,7 +146,7 @@ def gate_plan(
     if not 0.0 < alpha < 0.5 or not 0.5 <= power < 1.0:
         raise PlanInvalid("alpha lies in (0, 0.5) and power in [0.5, 1)")
     if raters < 1:
-        raise PlanInvalid("raters per item must be at least 1")
+        raise PlanInvalid(_("raters per item must be at least 1"))
     sizes = _response_sizes(benchmark)
     available = len(sizes)
     mean_units = sum(sizes) / available
