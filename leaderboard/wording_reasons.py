@@ -100,6 +100,15 @@ SENTENCES: dict[str, str] = {
     stats.HEALTH_FEW_SYSTEMS: gettext_noop(
         "verdicts on %(systems)s systems; at least %(needed)s are needed to compare systems"
     ),
+    stats.ALT_FEW_ITEMS: gettext_noop(
+        "this expert rated %(units)s items; the test needs at least %(needed)s per expert"
+    ),
+    stats.ALT_FEW_EXPERTS: gettext_noop(
+        "%(units)s experts rated enough items; the test needs at least %(needed)s"
+    ),
+    stats.F1_ONE_CLASS: gettext_noop(
+        "met or not met never occurs on one side of the comparison, so the F1 is undefined"
+    ),
     scores.NO_CASES: gettext_noop("no cases were given"),
     scores.NO_SCORABLE_CASE: gettext_noop("no case has a scorable ability"),
     scores.CASE_NOT_SCORABLE: gettext_noop(

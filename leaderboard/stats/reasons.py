@@ -38,6 +38,10 @@ NO_PASSING_COST = "no_passing_cost"
 NO_ITEM_TIMES = "no_item_times"
 HEALTH_FEW_RATED_UNITS = "health_few_rated_units"
 HEALTH_FEW_SYSTEMS = "health_few_systems"
+# Can a judge replace an expert (leaderboard.stats.alt_test, leaderboard.stats.meta_f1).
+ALT_FEW_ITEMS = "alt_few_items"
+ALT_FEW_EXPERTS = "alt_few_experts"
+F1_ONE_CLASS = "f1_one_class"
 
 CODES: dict[str, tuple[str, ...]] = {
     NO_UNITS: (),
@@ -71,6 +75,9 @@ CODES: dict[str, tuple[str, ...]] = {
     NO_ITEM_TIMES: (),
     HEALTH_FEW_RATED_UNITS: ("units", "needed"),
     HEALTH_FEW_SYSTEMS: ("systems", "needed"),
+    ALT_FEW_ITEMS: ("units", "needed"),
+    ALT_FEW_EXPERTS: ("units", "needed"),
+    F1_ONE_CLASS: (),
 }
 
 __all__ = ["CODES", "parse", "reason"]
