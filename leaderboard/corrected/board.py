@@ -6,7 +6,7 @@ score and every ability, category and difficulty; rank sets across systems; and 
 of equal bias. Numbers at full precision; undefined ones are None with a reason code.
 """
 
-from annotation.models import Benchmark, ReviewRound
+from annotation.models import Assignment, Benchmark, ReviewRound
 from config.version import CONCORD_VERSION
 from judging.scoring import Profile
 from leaderboard.corrected.inputs import corrected_inputs
@@ -42,10 +42,14 @@ class RoundNotFound(Exception):
 
 
 def correcting_round(*, benchmark: Benchmark, ref: str) -> ReviewRound:
-    """A round of the benchmark by id or name; none given: the newest."""
+    """A round of the benchmark by id or name; none given: the newest with a submitted
+    rating, else the newest."""
     rounds = ReviewRound.objects.filter(benchmark=benchmark).order_by("-created", "-pk")
     ref = (ref or "").strip()
-    found = rounds.first() if not ref else None
+    found = None
+    if not ref:
+        rated = rounds.filter(items__assignments__status=Assignment.Status.SUBMITTED)
+        found = rated.first() or rounds.first()
     if ref:
         found = (rounds.filter(pk=int(ref)).first() if ref.isdigit() else None) or rounds.filter(
             name=ref

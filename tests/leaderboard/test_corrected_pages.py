@@ -86,3 +86,27 @@ def test_the_api_gives_the_commands_numbers_with_reasons_in_words(world):  # noq
         .json()
     )
     assert all(r["overall"]["corrected"] is not None for r in full["rows"])
+
+
+def test_without_a_round_the_newest_rated_round_corrects(world):  # noqa: F811
+    from annotation.models import Benchmark, ReviewRound
+
+    ReviewRound.objects.create(benchmark=Benchmark.objects.get(slug="demo"), name="尚未评分的轮次")
+    response = _client().get(reverse("leaderboard-corrected", args=["demo"]), {"judge": DEMO_JUDGE})
+    assert "Round 校正轮: 30 of its 33 sampled responses are labelled" in response.content.decode()
+
+
+def test_the_corrected_board_is_read_in_a_fixed_number_of_queries(
+    world,  # noqa: F811
+    django_assert_num_queries,
+):
+    client = _client()
+    query = {"judge": DEMO_JUDGE, "round": ROUND}
+    # Session, user, permissions; the benchmark; the judge, its runs; the round; the board's
+    # systems, failed counts and verdicts; the judged tasks' rubric versions; the round's
+    # items, their criteria and the vote counts.
+    with django_assert_num_queries(14):
+        client.get(reverse("api-leaderboard-corrected", args=["demo"]), query)
+    # The section adds the abilities' names and the benchmark's rounds.
+    with django_assert_num_queries(16):
+        client.get(reverse("leaderboard-corrected", args=["demo"]), query)
