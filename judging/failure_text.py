@@ -71,6 +71,26 @@ _SENTENCES = [
         _("verdict %(index)s has a non-boolean 'hit': %(value)s"),
     ),
     (
+        r"verdict (?P<index>\d+) has no criterion number: (?P<value>.*)",
+        _("verdict %(index)s has no criterion number: %(value)s"),
+    ),
+    (
+        r"verdict (?P<index>\d+) names criterion (?P<number>.*), not in the rubric or named twice",
+        _("verdict %(index)s names criterion %(number)s, not in the rubric or named twice"),
+    ),
+    (
+        r"reply's 'detail' has (?P<got>\d+) verdicts for (?P<expected>\d+) criteria",
+        _("reply's 'detail' has %(got)s verdicts for %(expected)s criteria"),
+    ),
+    (
+        r"'detail' element (?P<index>\d+) is not 0 or 1: (?P<value>.*)",
+        _("'detail' element %(index)s is not 0 or 1: %(value)s"),
+    ),
+    (
+        r"reply's 'detail' list holds something other than 0 or 1",
+        _("reply's 'detail' list holds something other than 0 or 1"),
+    ),
+    (
         r"no outcome was recorded \(its lane or worker stopped\)",
         _("no outcome was recorded (its lane or worker stopped)"),
     ),

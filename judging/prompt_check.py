@@ -3,7 +3,9 @@ it is written in against the benchmark's.
 
 A judge prompt must place the response and the criteria ({response}, {criteria}) and may
 use {dialogue}, {criteria_count} and {schema}; a generation prompt must place
-{dialogue}. Anything else in braces would reach the model as it stands; literal braces
+{dialogue}. HeartBench's released judge prompt uses its own names, rendered as its script
+renders them: {dialogue_history}, {rubric} (which then places the criteria) and
+{rubric_nums}. Anything else in braces would reach the model as it stands; literal braces
 are written doubled ({{ and }}), as Python's format strings have them."""
 
 import re
@@ -12,7 +14,16 @@ import string
 from judging.text_measure import cjk_count
 
 ALLOWED = {
-    "judge": {"dialogue", "response", "criteria", "criteria_count", "schema"},
+    "judge": {
+        "dialogue",
+        "response",
+        "criteria",
+        "criteria_count",
+        "schema",
+        "dialogue_history",
+        "rubric",
+        "rubric_nums",
+    },
     "generation": {"dialogue"},
 }
 REQUIRED = {"judge": {"response", "criteria"}, "generation": {"dialogue"}}
@@ -54,7 +65,8 @@ def check_placeholders(kind: str, system_text: str, user_text: str) -> None:
     """Raises PromptInvalid naming every unknown or missing placeholder."""
     used = placeholders(system_text) | placeholders(user_text)
     unknown = sorted(used - ALLOWED[kind])
-    missing = sorted(REQUIRED[kind] - used)
+    # HeartBench's {rubric} places the criteria as {criteria} does.
+    missing = sorted(REQUIRED[kind] - used - ({"criteria"} if "rubric" in used else set()))
     problems = []
     if unknown:
         problems.append(

@@ -40,6 +40,18 @@ def render_criteria(criteria: list[PromptCriterion]) -> str:
     return "\n".join(lines)
 
 
+def render_dialogue_heartbench(dialogue: list[dict[str, str]]) -> str:
+    """The dialogue as HeartBench's released judge script puts it in its prompt: the list of
+    turns as Python prints it ([{'role': 'A', 'content': '...'}, ...])."""
+    return str(list(dialogue))
+
+
+def render_criteria_heartbench(criteria: list[PromptCriterion]) -> str:
+    """The criteria as HeartBench's released judge script lists them: one line each,
+    "[ability][weight] text", the weight as Python prints it (None when it has none)."""
+    return "\n".join(f"[{c.ability}][{c.weight}] {c.text}" for c in criteria)
+
+
 def verdict_schema(count: int) -> dict:
     """One verdict per criterion, in order; reasoning comes before each boolean."""
     return {
@@ -87,11 +99,13 @@ def build_judge_request(
         criteria=render_criteria(criteria),
         criteria_count=len(criteria),
         schema=json.dumps(verdict_schema(len(criteria)), ensure_ascii=False),
+        # HeartBench's own placeholders, rendered as its released script renders them, so
+        # its prompt can be used as released.
+        dialogue_history=render_dialogue_heartbench(dialogue),
+        rubric=render_criteria_heartbench(criteria),
+        rubric_nums=len(criteria),
     )
-    messages = [
-        {"role": "system", "content": system_text.format_map(values)},
-        {"role": "user", "content": user_text.format_map(values)},
-    ]
+    messages = _messages(system_text.format_map(values), user_text.format_map(values))
     response_format = (
         {
             "type": "json_schema",
@@ -105,6 +119,12 @@ def build_judge_request(
         else None
     )
     return JudgeRequest(messages, response_format, len(criteria))
+
+
+def _messages(system: str, user: str) -> list[dict[str, str]]:
+    """A prompt without system text is sent as the user message alone."""
+    head = [{"role": "system", "content": system}] if system else []
+    return [*head, {"role": "user", "content": user}]
 
 
 def request_hash(*, model: str, request: JudgeRequest, settings: dict) -> str:

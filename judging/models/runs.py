@@ -148,6 +148,8 @@ class JudgeAttempt(models.Model):
     latency_ms = models.PositiveIntegerField(default=0)
     prompt_tokens = models.PositiveIntegerField(default=0)
     completion_tokens = models.PositiveIntegerField(default=0)
+    # Which form a valid reply took (judging.replies: Concord's schema or HeartBench's).
+    reply_form = models.CharField(max_length=12, blank=True)
     # host:pid of the process that made the call, to follow a run across workers.
     worker = models.CharField(max_length=100, blank=True)
     created = models.DateTimeField(auto_now_add=True)

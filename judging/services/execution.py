@@ -144,7 +144,9 @@ def prepared_execute(*, run: JudgeRun, prepared: Prepared, lane: Lane) -> None:
     if result is None:
         return
     try:
-        reply = parse_reply(result.content, expected=len(criteria))
+        reply = parse_reply(
+            result.content, expected=len(criteria), numbers=[c.position for c in criteria]
+        )
     except ReplyInvalid as exc:
         failure = CallFailed(
             JudgeAttempt.Outcome.INVALID,

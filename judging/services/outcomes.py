@@ -41,8 +41,9 @@ def task_still_ours(task: JudgeTask):
     )
 
 
-def ok_attempt(task: JudgeTask, result: CallResult) -> JudgeAttempt:
+def ok_attempt(task: JudgeTask, result: CallResult, reply_form: str = "") -> JudgeAttempt:
     return JudgeAttempt(
+        reply_form=reply_form,
         task=task,
         number=task.attempts,
         outcome=JudgeAttempt.Outcome.OK,
@@ -77,7 +78,7 @@ def attempt_succeeded(
     )
     if not ended:
         return  # the lease ran out and another lane took the task over
-    rows.append(ok_attempt(task, result))
+    rows.append(ok_attempt(task, result, reply.form))
     rows.extend(
         Verdict(task=task, criterion=c, hit=v.hit, reasoning=v.reasoning)
         for c, v in zip(criteria, reply.verdicts, strict=True)

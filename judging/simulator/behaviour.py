@@ -173,6 +173,9 @@ class JudgeFiller:
         return text.generic_sentence(self.lang, self.key, path)
 
     def integer(self, path: Path, lo: int, hi: int) -> int:
+        index = self._verdict_index(path)
+        if index is not None and path[2] == "criterion":
+            return index + 1  # a verdict names its criterion, as the prompt numbers them
         return lo + min(int(text.unit(self.key, "int", path) * (hi - lo + 1)), max(hi - lo, 0))
 
     def number(self, path: Path, lo: float, hi: float) -> float:

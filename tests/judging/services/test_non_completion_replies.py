@@ -116,7 +116,7 @@ def test_an_attempt_that_breaks_off_in_our_own_code_is_a_failed_attempt(
     """Fault injection: whatever raises inside an attempt (here the reply's check) ends it
     as a failed attempt with that cause, counted like any other; it is not leased again."""
 
-    def broken(content, *, expected):
+    def broken(content, *, expected, numbers=None):
         raise RuntimeError("the check itself failed")
 
     monkeypatch.setattr("judging.services.execution.parse_reply", broken)
