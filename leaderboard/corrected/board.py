@@ -13,7 +13,12 @@ from leaderboard.corrected.inputs import corrected_inputs
 from leaderboard.selectors.boards import BoardRuns, judge_version_header
 from leaderboard.stats.ppi import ALPHA, MIN_LABELLED, PPIMean
 from leaderboard.stats.ppi_quantities import system_quantities
-from leaderboard.stats.ppi_ranks import equal_bias_test, rank_sets
+from leaderboard.stats.ppi_ranks import (
+    DEFAULT_BIAS_MARGIN,
+    bias_beyond,
+    equal_bias_test,
+    rank_sets,
+)
 
 METHOD = (
     "PPI++ mean per response (Angelopoulos, Duchi and Zrnic 2023), lambda estimated and "
@@ -153,6 +158,11 @@ def corrected_board(*, board: BoardRuns, round_: ReviewRound, profile: str) -> d
             "df": bias.df,
             "largest": largest,
             "reason": bias.reason,
+            "margin": DEFAULT_BIAS_MARGIN,
+            "beyond_margin": [
+                {"system": name, "bias": value, "ci_low": low, "ci_high": high}
+                for name, value, low, high in bias_beyond(overall_fits)
+            ],
         },
         "produced_by": f"Concord {CONCORD_VERSION}",
     }

@@ -53,7 +53,22 @@ def corrected_view(payload: dict) -> dict:
         test_text = _(
             "The data show no difference in the judge's bias between systems (p = %(p)s)."
         ) % {"p": f"{test['p_value']:.3g}"}
+    beyond = [
+        _(
+            "The judge's bias on %(system)s lies wholly outside ±%(margin)s points: "
+            "%(bias)s (95%% interval %(low)s to %(high)s)."
+        )
+        % {
+            "system": item["system"],
+            "margin": f"{test['margin']:g}",
+            "bias": f"{item['bias']:+.1f}",
+            "low": f"{item['ci_low']:.1f}",
+            "high": f"{item['ci_high']:.1f}",
+        }
+        for item in test["beyond_margin"]
+    ]
     return {
+        "beyond_margin": beyond,
         "head": payload["corrected_by"],
         "rows": rows,
         "bias_test": test,

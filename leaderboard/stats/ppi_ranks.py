@@ -116,3 +116,25 @@ def equal_bias_test(fits: Mapping[str, PPIMean]) -> BiasTest:
         return BiasTest(None, k - 1, None, largest, SINGULAR)
     statistic = float(diff @ np.linalg.solve(middle, diff))
     return BiasTest(statistic, k - 1, float(chi2.sf(statistic, k - 1)), largest)
+
+
+DEFAULT_BIAS_MARGIN = 5.0  # points
+
+
+def bias_beyond(
+    fits: Mapping[str, PPIMean], *, margin: float = DEFAULT_BIAS_MARGIN
+) -> list[tuple[str, float, float, float]]:
+    """(system, bias, low, high) of every system whose 95% bias interval lies wholly
+    outside +-`margin` points, largest bias first: the judge is surely more than `margin`
+    points lenient (or strict) with it."""
+    if margin < 0:
+        raise ValueError(f"the margin must not be negative, got {margin!r}")
+    found = []
+    for name, fit in fits.items():
+        interval = fit.bias_interval()
+        if interval is None:
+            continue
+        low, high = interval
+        if low > margin or high < -margin:
+            found.append((name, fit.bias, low, high))
+    return sorted(found, key=lambda item: (-abs(item[1]), item[0]))

@@ -110,3 +110,24 @@ def test_the_corrected_board_is_read_in_a_fixed_number_of_queries(
     # The section adds the abilities' names and the benchmark's rounds.
     with django_assert_num_queries(16):
         client.get(reverse("leaderboard-corrected", args=["demo"]), query)
+
+
+def test_a_bias_wholly_outside_five_points_is_named(world):  # noqa: F811
+    data = (
+        _client()
+        .get(
+            reverse("api-leaderboard-corrected", args=["demo"]),
+            {"judge": DEMO_JUDGE, "round": ROUND},
+        )
+        .json()
+    )
+    named = {item["system"] for item in data["bias_test"]["beyond_margin"]}
+    expected = {
+        row["system"]
+        for row in data["rows"]
+        if row["overall"]["bias_ci_low"] > 5 or row["overall"]["bias_ci_high"] < -5
+    }
+    assert named == expected and named  # the demo's judge is lenient with one system
+    html = _section(_client())
+    for system in named:
+        assert f"The judge&#x27;s bias on {system} lies wholly outside ±5 points" in html

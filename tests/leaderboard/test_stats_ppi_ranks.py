@@ -7,7 +7,14 @@ import pytest
 from scipy.stats import chi2, norm
 
 from leaderboard.stats.ppi import ppi_mean
-from leaderboard.stats.ppi_ranks import FEWER_THAN_TWO, NOT_RANKED, equal_bias_test, rank_sets
+from leaderboard.stats.ppi_ranks import (
+    DEFAULT_BIAS_MARGIN,
+    FEWER_THAN_TWO,
+    NOT_RANKED,
+    bias_beyond,
+    equal_bias_test,
+    rank_sets,
+)
 
 
 def _fit(rng, shift: float, *, ease, judge_shift: float = 0.0, noise: float = 8.0):
@@ -79,3 +86,19 @@ def test_equal_bias_test_needs_two_systems():
     rng = np.random.default_rng(4)
     test = equal_bias_test({"A": _fit(rng, 0, ease=rng.uniform(20, 60, 60))})
     assert test.p_value is None and test.reason == FEWER_THAN_TWO and test.largest == "A"
+
+
+def test_a_judge_lenient_by_eight_points_on_one_system_is_named_beyond_the_margin():
+    rng = np.random.default_rng(5)
+    ease = rng.uniform(20, 60, 296)
+    fits = {
+        "A": _fit(rng, 0, ease=ease, judge_shift=8),
+        "B": _fit(rng, 5, ease=ease),
+        "C": _fit(rng, -5, ease=ease),
+    }
+    beyond = bias_beyond(fits, margin=DEFAULT_BIAS_MARGIN)
+    assert [name for name, *_ in beyond] == ["A"]
+    _name, bias, low, _high = beyond[0]
+    assert low > DEFAULT_BIAS_MARGIN and bias == pytest.approx(fits["A"].bias)
+    assert equal_bias_test(fits).largest == "A"
+    assert bias_beyond(fits, margin=20.0) == []
