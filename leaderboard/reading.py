@@ -44,6 +44,18 @@ def band(value: float) -> str:
     return _("less agreement than chance would give")
 
 
+def alpha_band(value: float) -> str:
+    """Krippendorff's alpha against its usual minimums (0.80 reliable, 0.667 the least for
+    tentative conclusions), judged on the value as shown (two decimals), so that "0.67"
+    is never called below 0.67."""
+    shown = round(value, 2)
+    if shown >= 0.8:
+        return _("reliable")
+    if shown >= 0.67:
+        return _("enough for tentative conclusions only")
+    return _("below 0.67, too low even for tentative conclusions")
+
+
 @dataclass(frozen=True)
 class Reading:
     key: str  # the report's name for the statistic
@@ -88,14 +100,13 @@ def _coefficient_text(key: str, value: float) -> str:
             % values
         )
     if key == "humans.krippendorff_alpha":
-        return (
-            _(
-                "Krippendorff's alpha %(v)s among the experts, allowing for missing ratings: "
-                "%(band)s. 0.80 or more is usually taken as reliable, 0.67 as the least for "
-                "tentative conclusions."
-            )
-            % values
-        )
+        # Alpha has its own bands (Krippendorff, 2004), named in the same sentence: the
+        # general bands would call 0.63 "substantial", below the minimum it names.
+        return _(
+            "Krippendorff's alpha %(v)s among the experts, allowing for missing ratings: "
+            "%(band)s. 0.80 or more is usually taken as reliable, 0.67 as the least for "
+            "tentative conclusions."
+        ) % {"v": values["v"], "band": alpha_band(value)}
     return (
         _(
             "Gwet's AC1 %(v)s among the experts: %(band)s beyond chance, stable when most verdicts "

@@ -28,7 +28,7 @@ from reportlab.platypus import (
 
 from annotation.consensus import majority
 from leaderboard.agreement import Unit
-from leaderboard.reading import STATISTICS, coefficient, percent
+from leaderboard.reading import STATISTICS, coefficient, percent, statistic_readings
 from leaderboard.report_pdf_charts import (
     CJK,
     CJK_CHARS,
@@ -241,14 +241,16 @@ def agreement_pdf_bytes(
     story.append(Spacer(1, 4 * mm))
 
     confusion = report["confusion"]
-    rows = [[_("Statistic"), _("Value")]]
+    # As on the page: each statistic with a sentence on how to read it.
+    readings = {reading.key: reading.text for reading in statistic_readings(report)}
+    rows = [[_("Statistic"), _("Value"), _("How to read it")]]
     for key, title, kind in STATISTICS:
         if key == "percent_agreement":
             continue  # given above, with its intervals
         section, _dot, name = key.rpartition(".")
         value = (report.get(section) or {}).get(name) if section else report.get(name)
         reason = undefined.get(key) or undefined.get(name) or undefined.get(section)
-        rows.append([str(title), statistic_value(kind, value, reason)])
+        rows.append([str(title), statistic_value(kind, value, reason), readings.get(key, "")])
     matrix = confusion_chart(
         confusion,
         labels={
@@ -263,16 +265,9 @@ def agreement_pdf_bytes(
     story += [
         CondPageBreak(70 * mm),
         _p(_("Statistics"), H2),
-        Table(
-            [
-                [
-                    _table(rows, [PAGE_WIDTH * 0.3, PAGE_WIDTH * 0.22]),
-                    [_p(_("Confusion matrix"), BODY), matrix],
-                ]
-            ],
-            colWidths=[PAGE_WIDTH * 0.54, PAGE_WIDTH * 0.46],
-            style=[("VALIGN", (0, 0), (-1, -1), "TOP")],
-        ),
+        _table(rows, [PAGE_WIDTH * 0.22, PAGE_WIDTH * 0.16, PAGE_WIDTH * 0.62]),
+        Spacer(1, 3 * mm),
+        KeepTogether([_p(_("Confusion matrix"), BODY), matrix]),
         Spacer(1, 4 * mm),
     ]
 

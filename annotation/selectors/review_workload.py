@@ -18,8 +18,9 @@ class Workload:
     position: int | None  # place of the item on the page among theirs (1-based)
     holding: bool  # they hold an item they have not submitted
     round_left: int  # items of the round still lacking a rater's submission
-    median_seconds: float | None  # their median active time per submitted item here
+    median_seconds: float | None  # their median active time per timed submitted item here
     skipped: int
+    timed: int = 0  # submitted items with an active time (none without the page's script)
 
     @property
     def total(self) -> int:
@@ -50,6 +51,9 @@ def expert_workload(*, expert, round_: ReviewRound, assignment_id: int | None = 
     )
     kept = [row for row in mine if row[1] != Assignment.Status.SKIPPED]
     times = [seconds for _pk, status, seconds in kept if status == Assignment.Status.SUBMITTED]
+    # An item submitted without active time (no script on the page, an imported vote) says
+    # nothing about pace: the median is of the timed ones, or none at all.
+    timed = [seconds for seconds in times if seconds > 0]
     position = next((i for i, row in enumerate(kept, 1) if row[0] == assignment_id), None)
     return Workload(
         share=share_of(round_, items=items, experts=experts),
@@ -57,8 +61,9 @@ def expert_workload(*, expert, round_: ReviewRound, assignment_id: int | None = 
         position=position,
         holding=any(status in OPEN_WORK for _pk, status, _s in kept),
         round_left=round_left,
-        median_seconds=statistics.median(times) if times else None,
+        median_seconds=statistics.median(timed) if timed else None,
         skipped=len(mine) - len(kept),
+        timed=len(timed),
     )
 
 

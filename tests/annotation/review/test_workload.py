@@ -164,3 +164,23 @@ def test_after_the_last_item_the_pages_say_done_and_offer_no_next_item(review_da
     assert "You are done with this round" in body
     assert reverse("review-next", args=[round_.pk]) not in body
     assert "Next item" not in body
+
+
+def test_untimed_items_read_not_enough_timed_items(review_round, experts):
+    """Items submitted without active time (no script, an import) give no estimate: the page
+    says so, never "a median of 0.0 min per item"."""
+    client = client_for(experts[0])
+    submit_next(client, experts[0], review_round, seconds=0)
+    submit_next(client, experts[0], review_round, seconds=0)
+    third = assignment_next(expert=experts[0], round_=review_round)
+    page = text_of(client.get(reverse("review-annotate", args=[third.pk])))
+    assert "0.0 min" not in page and "about 0 min" not in page
+    assert "time left: not enough timed items" in page
+    work = text_of(client.get(reverse("review-my-work")))
+    assert "0.0 min" not in work
+    assert "not enough timed items" in work
+    # One timed item among them is enough for an estimate from the timed ones.
+    submit_next(client, experts[0], review_round, seconds=120)
+    fourth = assignment_next(expert=experts[0], round_=review_round)
+    page = text_of(client.get(reverse("review-annotate", args=[fourth.pk])))
+    assert "median of 2.0 min per item" in page
