@@ -102,3 +102,31 @@ def test_a_judge_lenient_by_eight_points_on_one_system_is_named_beyond_the_margi
     assert low > DEFAULT_BIAS_MARGIN and bias == pytest.approx(fits["A"].bias)
     assert equal_bias_test(fits).largest == "A"
     assert bias_beyond(fits, margin=20.0) == []
+
+
+def _fit_on(rng, keys, shift: float, judge_shift: float):
+    cases = len(keys)
+    y = np.clip(40 + shift + rng.normal(0, 10, cases), 0, 100)
+    yhat = np.clip(y + judge_shift + rng.normal(0, 5, cases), 0, 100)
+    n = cases // 3
+    return ppi_mean(
+        y=y[:n], yhat=yhat[:n], yhat_unlabelled=yhat[n:], keys=keys[:n], unlabelled_keys=keys[n:]
+    )
+
+
+def test_without_shared_cases_the_bias_test_is_cochrans_q_of_statsmodels():
+    """Systems that share no case have a diagonal covariance: the Wald test of equal bias
+    is then the meta-analysis heterogeneity statistic Q."""
+    meta = pytest.importorskip("statsmodels.stats.meta_analysis")
+    rng = np.random.default_rng(6)
+    fits = {
+        name: _fit_on(rng, [f"{name}{i}" for i in range(90)], shift, judge)
+        for name, shift, judge in (("A", 0, 4), ("B", 3, 0), ("C", -2, 1), ("D", 1, -2))
+    }
+    test = equal_bias_test(fits)
+    biases = np.array([fit.bias for fit in fits.values()])
+    variances = np.array([fit.bias_se**2 for fit in fits.values()])
+    reference = meta.combine_effects(biases, variances)
+    assert test.statistic == pytest.approx(float(reference.q), rel=1e-9)
+    assert test.df == 3
+    assert test.p_value == pytest.approx(chi2.sf(float(reference.q), 3), rel=1e-9)
