@@ -140,6 +140,15 @@ def main() -> None:
         f"effective sample size (median): {figures.effective_n:.1f} "
         f"from {figures.labelled} labelled responses"
     )
+    print("by the judge's agreement (200 rounds each): width ratio, effective n, coverage")
+    for agreement in (0.75, 0.85, 0.95):
+        other = run(
+            rounds=min(args.rounds, 200), seed=args.seed + 3, design=Design(agreement=agreement)
+        )
+        print(
+            f"  {agreement:.0%}: {other.width_ratio:.3f}, {other.effective_n:.1f}, "
+            f"{other.coverage:.4f}"
+        )
     lenient = Design(level_spread=0.0, lenient_system=0, lenience=0.25)
     power = run(rounds=min(args.rounds, 200), seed=args.seed + 1, design=lenient)
     print(
