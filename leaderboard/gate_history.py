@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from annotation.consensus import has_majority, majority_hit
 from leaderboard.stats.fixed_gate import clustered_bound
-from leaderboard.stats.sequential import DEFAULT_ALPHA, sequential_gate
+from leaderboard.stats.sequential import DEFAULT_ALPHA, sequential_history
 
 POINT, LOWER_BOUND, SEQUENTIAL = "point", "lower_bound", "sequential"
 
@@ -160,18 +160,17 @@ def _fixed(rounds, rule, threshold, alpha, min_raters) -> dict:
 
 def _sequential(rounds, threshold, alpha, min_raters) -> dict:
     used = [r for r in rounds if _usable(r, min_raters)]
-    prefix = [pair for r in used for pair in r.settled_prefix()]
-    scale = max((r.most_units for r in used), default=0)
+    prefixes = [r.settled_prefix() for r in used]
     if not 0.0 < threshold < 1.0:
         return {"looks": len(used), "passed": False, "decision": None, "sequential": None}
-    result = sequential_gate(
-        [a for a, _ in prefix],
-        [m for _, m in prefix],
+    result = sequential_history(
+        prefixes,
         threshold=threshold,
         alpha=alpha,
-        max_units=scale or None,
+        max_units=[r.most_units or None for r in used],
     )
-    agree, units = sum(a for a, _ in prefix), sum(m for _, m in prefix)
+    agree = sum(a for prefix in prefixes for a, _ in prefix)
+    units = sum(m for prefix in prefixes for _, m in prefix)
     return {
         "looks": len(used),
         "pooled_rounds": [r.name for r in used],
@@ -179,7 +178,10 @@ def _sequential(rounds, threshold, alpha, min_raters) -> dict:
         "lower_bound": result.cs_low,
         "passed": result.decision == "pass",
         "decision": result.decision,
-        "sequential": {**result.as_dict(), "items_in_history": len(prefix), "scale": scale},
+        "sequential": {
+            **result.as_dict(),
+            "items_in_history": sum(len(prefix) for prefix in prefixes),
+        },
     }
 
 

@@ -2,8 +2,22 @@
 refusal code of leaderboard.gate_history, for the pages, the API and the commands."""
 
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from leaderboard import gate_history as codes
+from leaderboard.selectors import judge_choice as choice
+
+# How a reading's judge was picked when the reader named none (judge_choice's rules).
+PICKED_BY = {
+    choice.PUBLISHED: gettext_lazy("the judge of the newest published leaderboard"),
+    choice.GATE_EVALUATED: gettext_lazy("the judge of the newest gate evaluation"),
+    choice.LATEST: gettext_lazy(
+        "no judge is published or gate-evaluated yet: the judge that finished a run last"
+    ),
+    choice.ASKED: gettext_lazy("the judge you chose"),
+    choice.DECIDED: gettext_lazy("the judge of the round's recorded decision"),
+    "runs": gettext_lazy("the runs you chose"),
+}
 
 
 def gate_refusal_text(gate: dict) -> str:

@@ -19,6 +19,7 @@ from django.utils.translation import gettext as _
 
 from annotation.models import Benchmark
 from judging.models import JudgeConfig, JudgeRun, JudgeTask, JudgeVersion
+from leaderboard.selectors.judge_choice import default_judge
 
 NEVER = datetime(1970, 1, 1, tzinfo=UTC)
 
@@ -31,7 +32,7 @@ class BoardNotFound(Exception):
 class BoardRuns:
     benchmark: Benchmark
     runs: tuple[JudgeRun, ...]  # newest first
-    chosen_by: str  # "judge", "runs" or "latest"
+    chosen_by: str  # "judge", "runs", or how the default was picked (judge_choice)
 
     @property
     def run_ids(self) -> list[int]:
@@ -98,7 +99,9 @@ def _finished_runs(benchmark: Benchmark, version: JudgeVersion) -> tuple[JudgeRu
 def board_runs(*, benchmark: Benchmark, judge: str = "", runs: Sequence[int] = ()) -> BoardRuns:
     """The runs of a board: those given; or every finished run of the named judge's current
     version; or, with neither, every finished run of the version that finished a run last.
-    Raises BoardNotFound with the reason when there are none."""
+    Raises BoardNotFound with the reason when there are none. With neither, the judge is
+    the benchmark's default (leaderboard.selectors.judge_choice: published, else
+    gate-evaluated, else the version that finished a run last); `chosen_by` says which."""
     if runs:
         found = {
             run.pk: run
@@ -125,26 +128,15 @@ def board_runs(*, benchmark: Benchmark, judge: str = "", runs: Sequence[int] = (
                 _("%(judge)s has no finished run on this benchmark.") % {"judge": version.label}
             )
         return BoardRuns(benchmark=benchmark, runs=chosen, chosen_by="judge")
-    newest = (
-        JudgeRun.objects.filter(
-            benchmark=benchmark, kind=JudgeRun.Kind.JUDGE, status=JudgeRun.Status.FINISHED
-        )
-        .order_by(F("finished").desc(nulls_last=True), "-pk")
-        .select_related("judge_version")
-        .first()
-    )
-    if newest is None:
+    version, rule = default_judge(benchmark=benchmark)
+    if version is None:
         raise BoardNotFound(
             _(
                 "This benchmark has no finished judge run yet: start one, or import "
                 "judgments with import_judgments."
             )
         )
-    return BoardRuns(
-        benchmark=benchmark,
-        runs=_finished_runs(benchmark, newest.judge_version),
-        chosen_by="latest",
-    )
+    return BoardRuns(benchmark=benchmark, runs=_finished_runs(benchmark, version), chosen_by=rule)
 
 
 def judge_version_header(version: JudgeVersion) -> dict:

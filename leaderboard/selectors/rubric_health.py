@@ -8,12 +8,14 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from django.db.models import OuterRef, QuerySet, Subquery
+from django.utils.translation import gettext as _
 
 from annotation.consensus import has_majority, majority_hit
 from annotation.models import Benchmark, Case, Criterion, RubricVersion
 from annotation.selectors.review import current_votes_on
 from config.version import CONCORD_VERSION
-from judging.models import JudgeRun, JudgeTask, Verdict
+from judging.models import JudgeConfig, JudgeRun, JudgeTask, JudgeVersion, Verdict
+from leaderboard.selectors.judge_choice import ASKED, default_judge
 from leaderboard.stats.criterion_health import THRESHOLDS, Health, HealthCounts, health, pooled
 
 
@@ -43,6 +45,8 @@ class AbilityHealth:
 class RubricHealth:
     benchmark: Benchmark
     latest_only: bool
+    judge: JudgeVersion | None  # whose verdicts are read (None: there is no judge run)
+    judge_picked_by: str  # how (leaderboard.selectors.judge_choice)
     criteria: list[CriterionHealth]
     abilities: list[AbilityHealth]
     overall: Health  # every criterion pooled, as the ability rows pool theirs
@@ -76,17 +80,18 @@ def _expert_counts(criteria: QuerySet[Criterion]) -> dict[int, dict[tuple[int, i
 
 
 def _verdicts(
-    benchmark: Benchmark, case: Case | None, wanted: set[int]
+    benchmark: Benchmark, case: Case | None, wanted: set[int], judge: JudgeVersion | None
 ) -> dict[int, dict[int, tuple[int, bool]]]:
     """Per criterion of `wanted`: per response, the system and the judge's verdict of the
-    newest finished judge run that judged it (a newer run replaces an older one's verdict,
-    so a response counts once however many runs there are). One query, reading the
+    newest finished run of the judge version that judged it (a newer run replaces an older
+    one's verdict, so a response counts once however many runs there are). One query, reading the
     benchmark's runs task by task: filtering on the criteria instead makes SQLite probe
     every task for every criterion."""
     tasks = JudgeTask.objects.filter(
         run__benchmark=benchmark,
         run__kind=JudgeRun.Kind.JUDGE,
         run__status=JudgeRun.Status.FINISHED,
+        run__judge_version=judge,
         status=JudgeTask.Status.DONE,
     )
     if case is not None:
@@ -129,11 +134,33 @@ def _counts(
     )
 
 
+class JudgeNotFound(Exception):
+    """No judge of that name has a finished run here; the message says so."""
+
+
+def health_judge(*, benchmark: Benchmark, judge: str = "") -> tuple[JudgeVersion | None, str]:
+    """The judge version whose verdicts rubric health reads: the named judge's current
+    version, or the benchmark's default (leaderboard.selectors.judge_choice)."""
+    if not judge:
+        return default_judge(benchmark=benchmark)
+    config = JudgeConfig.objects.filter(name=judge).select_related("current_version").first()
+    if config is None or config.current_version is None:
+        raise JudgeNotFound(_("No judge named %(name)s.") % {"name": judge})
+    return config.current_version, ASKED
+
+
 def rubric_health(
-    *, benchmark: Benchmark, case: Case | None = None, latest_only: bool = True
+    *,
+    benchmark: Benchmark,
+    case: Case | None = None,
+    latest_only: bool = True,
+    judge: str = "",
 ) -> RubricHealth:
     """The health of the criteria of each case's newest rubric version (of every version
-    with `latest_only=False`; of one case's with `case`). Three queries whatever the size."""
+    with `latest_only=False`; of one case's with `case`), against the verdicts of one
+    judge version: the named judge's, or the benchmark's default. Raises JudgeNotFound for
+    an unknown name. A few queries whatever the size."""
+    judge_version, picked_by = health_judge(benchmark=benchmark, judge=judge)
     criteria = _criteria(benchmark, case, latest_only)
     rows = list(
         criteria.order_by("rubric_version__case__position", "rubric_version__number", "position")
@@ -145,7 +172,7 @@ def rubric_health(
         )
     )  # fmt: skip
     ballots = _expert_counts(criteria)
-    verdicts = _verdicts(benchmark, case, {row[0] for row in rows})
+    verdicts = _verdicts(benchmark, case, {row[0] for row in rows}, judge_version)
     found: list[CriterionHealth] = []
     by_ability: dict[str, list[tuple[HealthCounts, bool]]] = defaultdict(list)
     ability_order: dict[str, tuple[int, int, str]] = {}
@@ -191,6 +218,8 @@ def rubric_health(
     return RubricHealth(
         benchmark=benchmark,
         latest_only=latest_only,
+        judge=judge_version,
+        judge_picked_by=picked_by,
         criteria=found,
         abilities=abilities,
         overall=overall,
@@ -228,6 +257,14 @@ def rubric_health_json(report: RubricHealth) -> dict:
         "benchmark": report.benchmark.slug,
         "produced_by": f"Concord {CONCORD_VERSION}",
         "versions": "latest" if report.latest_only else "all",
+        "judge": None
+        if report.judge is None
+        else {
+            "name": report.judge.label,
+            "config": report.judge.config.name,
+            "number": report.judge.number,
+            "picked_by": report.judge_picked_by,
+        },
         "thresholds": THRESHOLDS,
         "flagged": len(report.flagged),
         "criteria": [

@@ -5,14 +5,15 @@ history shows it), so a revision's effect is seen."""
 from collections import defaultdict
 from urllib.parse import urlencode
 
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
 
 from accounts.access import permission_needed
 from annotation.rubric_edit.evidence import evidence_token
 from annotation.selectors.benchmarks import benchmark_get, case_get
-from leaderboard.selectors.rubric_health import CriterionHealth, rubric_health
+from leaderboard.selectors.evidence import benchmark_judges
+from leaderboard.selectors.rubric_health import CriterionHealth, JudgeNotFound, rubric_health
 from leaderboard.stats.criterion_health import THRESHOLDS
 from leaderboard.wording import health_evidence_text
 
@@ -34,7 +35,10 @@ def _editor_link(slug: str, row: CriterionHealth) -> str:
 @permission_needed(VIEW)
 def rubric_health_page(request: HttpRequest, slug: str) -> HttpResponse:
     benchmark = benchmark_get(slug=slug)
-    report = rubric_health(benchmark=benchmark)
+    try:
+        report = rubric_health(benchmark=benchmark, judge=request.GET.get("judge", "").strip())
+    except JudgeNotFound as exc:
+        raise Http404(str(exc)) from exc
     every = request.GET.get("all") == "1"
     listed = [row for row in report.criteria if every or row.health.flags]
     rows = [{"row": row, "editor": _editor_link(benchmark.slug, row)} for row in listed[:SHOWN]]
@@ -48,6 +52,7 @@ def rubric_health_page(request: HttpRequest, slug: str) -> HttpResponse:
             "listed": len(listed),
             "every": every,
             "thresholds": THRESHOLDS,
+            "judges": benchmark_judges(benchmark=benchmark),
         },
     )
 
@@ -58,7 +63,15 @@ def rubric_health_versions(request: HttpRequest, slug: str, external_id: str) ->
     version it has: before and after each revision."""
     benchmark = benchmark_get(slug=slug)
     case = case_get(benchmark=benchmark, external_id=external_id)
-    report = rubric_health(benchmark=benchmark, case=case, latest_only=False)
+    try:
+        report = rubric_health(
+            benchmark=benchmark,
+            case=case,
+            latest_only=False,
+            judge=request.GET.get("judge", "").strip(),
+        )
+    except JudgeNotFound as exc:
+        raise Http404(str(exc)) from exc
     by_key: dict[str, list[CriterionHealth]] = defaultdict(list)
     for row in report.criteria:
         by_key[row.key].append(row)

@@ -170,11 +170,12 @@ def test_abilities_pool_their_criteria():
     assert curiosity["judge_disagreement"]["value"] == pytest.approx(6 / 12)
 
 
-def test_gathering_takes_three_queries(django_assert_num_queries):
+def test_gathering_takes_six_queries(django_assert_num_queries):
     benchmark = seed()
-    # The criteria of each case's newest version; the current votes on them in every
-    # round; every judge run's done verdicts on them.
-    with django_assert_num_queries(3):
+    # The default judge (no published board, no gate evaluation, the newest run: 3); the
+    # criteria of each case's newest version; the current votes on them in every round;
+    # that judge's done verdicts on them.
+    with django_assert_num_queries(6):
         report = rubric_health(benchmark=benchmark)
     assert len(report.criteria) == 8 and len(report.flagged) == 3
 

@@ -139,8 +139,9 @@ def test_the_page_queries_are_bounded(coordinator, django_assert_num_queries):
     client = client_for(coordinator)
     client.get(reverse("rubric-health", args=["hb"]))  # warm the taxonomy names' cache
     # Session, user, permissions (with the roles for the page's header), benchmark; the
-    # report's criteria, votes and verdicts.
-    with django_assert_num_queries(7):
+    # default judge (published board, gate evaluation, newest run) and the judges to choose
+    # from; the report's criteria, votes and verdicts.
+    with django_assert_num_queries(11):
         client.get(reverse("rubric-health", args=["hb"]), {"all": "1"})
 
 
@@ -149,9 +150,10 @@ def test_the_versions_fragment_queries_are_bounded(coordinator, django_assert_nu
     client = client_for(coordinator)
     url = reverse("rubric-health-versions", args=["hb", "c1"])
     client.get(url, headers={"HX-Request": "true"})
-    # Session, user, permissions, benchmark, case; the report's criteria, votes and verdicts
-    # of every version of the case.
-    with django_assert_num_queries(8):
+    # Session, user, permissions, benchmark, case; the default judge (published board, gate
+    # evaluation, newest run); the report's criteria, votes and verdicts of every version
+    # of the case.
+    with django_assert_num_queries(11):
         answer = client.get(url, headers={"HX-Request": "true"})
     assert len(answer.context["criteria"]) == 4
 

@@ -1,9 +1,9 @@
 import json
 
-from django.core.management.base import BaseCommand, no_translations
+from django.core.management.base import BaseCommand, CommandError, no_translations
 
 from leaderboard.management.commands.agreement_report import benchmark_named
-from leaderboard.selectors.rubric_health import rubric_health, rubric_health_json
+from leaderboard.selectors.rubric_health import JudgeNotFound, rubric_health, rubric_health_json
 from leaderboard.stats.criterion_health import THRESHOLDS
 from leaderboard.wording_reasons import reason_text
 
@@ -48,14 +48,24 @@ class Command(BaseCommand):
         parser.add_argument(
             "--all", action="store_true", dest="every_criterion", help="list unflagged too"
         )
+        parser.add_argument(
+            "--judge",
+            default="",
+            help="the judge whose verdicts are read (its current version); default: the "
+            "published judge, else the gate-evaluated one, else the judge that ran last",
+        )
         parser.add_argument("--json", action="store_true", help="print one JSON object")
 
     @no_translations
     def handle(self, *args, **opts) -> None:
         benchmark = benchmark_named(opts["benchmark"])
-        result = rubric_health_json(
-            rubric_health(benchmark=benchmark, latest_only=not opts["all_versions"])
-        )
+        try:
+            report = rubric_health(
+                benchmark=benchmark, latest_only=not opts["all_versions"], judge=opts["judge"]
+            )
+        except JudgeNotFound as exc:
+            raise CommandError(str(exc)) from exc
+        result = rubric_health_json(report)
         if opts["json"]:
             self.stdout.write(json.dumps(result, ensure_ascii=False))
             return
@@ -63,7 +73,8 @@ class Command(BaseCommand):
 
     def table(self, result: dict, *, every: bool) -> list[str]:
         lines = [
-            f"Rubric health of {result['benchmark']} ({result['versions']} rubric versions): "
+            f"Rubric health of {result['benchmark']} ({result['versions']} rubric versions), "
+            f"judge {(result['judge'] or {}).get('name', 'none')}: "
             f"{result['flagged']} of {len(result['criteria'])} criteria flagged",
             "thresholds: " + ", ".join(f"{name} {value:g}" for name, value in THRESHOLDS.items()),
             "per ability:",
