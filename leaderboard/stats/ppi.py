@@ -108,6 +108,10 @@ class PPIMean:
         return self.labelled * (self.experts_only_se / self.se) ** 2
 
 
+def _centred(keys: list, values: np.ndarray) -> dict:
+    return {key: float(v) for key, v in zip(keys, values - values.mean(), strict=True)}
+
+
 def _undefined(labelled: int, unlabelled: int, judge: float | None, why: str) -> PPIMean:
     return PPIMean(labelled=labelled, unlabelled=unlabelled, judge=judge, reason=why)
 
@@ -138,9 +142,9 @@ def ppi_mean(
     unlabelled_keys = (
         list(unlabelled_keys) if unlabelled_keys is not None else [("u", i) for i in range(big_n)]
     )
-    if len(keys) != n or len(unlabelled_keys) != big_n:
-        raise ValueError("one key per response is needed")
     total = n + big_n
+    if len(keys) != n or len(unlabelled_keys) != big_n or len({*keys, *unlabelled_keys}) != total:
+        raise ValueError("one distinct key per response is needed")
     if total == 0:
         return _undefined(0, 0, None, NO_RESPONSES)
     judge = math.fsum([*yhat_arr.tolist(), *yu_arr.tolist()]) / total
@@ -161,25 +165,14 @@ def ppi_mean(
         imputed_var = 0.0
     se = math.sqrt(imputed_var + float(rectifier.std() ** 2 / n))
 
-    influence = {
-        key: float(v) for key, v in zip(keys, (rectifier - rectifier.mean()) / n, strict=True)
-    }
-    # bias = mean of yhat over all responses - corrected: per labelled response
-    # yhat/total - rectifier/n, per unlabelled one yhat/total - lambda*yhat/N, each
-    # centred within its own sample.
-    bias_l = yhat_arr / total - rectifier / n
-    bias_influence = {key: float(v) for key, v in zip(keys, bias_l - bias_l.mean(), strict=True)}
+    # Each response's centred contribution, within its own sample (labelled or not). The
+    # bias is the judge's mean over all responses minus the corrected score: per labelled
+    # response yhat/total - rectifier/n, per unlabelled one yhat/total - lambda*yhat/N.
+    influence = _centred(keys, rectifier / n)
+    bias_influence = _centred(keys, yhat_arr / total - rectifier / n)
     if big_n:
-        influence.update(
-            {
-                key: float(v)
-                for key, v in zip(unlabelled_keys, (imputed - imputed.mean()) / big_n, strict=True)
-            }
-        )
-        bias_u = yu_arr / total - imputed / big_n
-        bias_influence.update(
-            {key: float(v) for key, v in zip(unlabelled_keys, bias_u - bias_u.mean(), strict=True)}
-        )
+        influence.update(_centred(unlabelled_keys, imputed / big_n))
+        bias_influence.update(_centred(unlabelled_keys, yu_arr / total - imputed / big_n))
     bias_se = math.sqrt(math.fsum(v * v for v in bias_influence.values()))
     return PPIMean(
         labelled=n,

@@ -124,3 +124,14 @@ def test_mismatched_or_non_finite_input_is_refused():
         ppi_mean(y=[1.0, 2.0], yhat=[1.0], yhat_unlabelled=[])
     with pytest.raises(ValueError, match="finite"):
         ppi_mean(y=[1.0, float("nan")], yhat=[1.0, 2.0], yhat_unlabelled=[])
+
+
+def test_a_response_named_twice_is_refused():
+    with pytest.raises(ValueError, match="distinct key"):
+        ppi_mean(
+            y=[1.0, 2.0],
+            yhat=[1.0, 2.0],
+            yhat_unlabelled=[3.0],
+            keys=["a", "b"],
+            unlabelled_keys=["a"],
+        )
