@@ -29,6 +29,11 @@ urlpatterns = [
         name="api-judge-selection",
     ),
     path(
+        "benchmarks/<slug:slug>/judge-panel/",
+        lazy_view("leaderboard.panel.api.JudgePanel"),
+        name="api-judge-panel",
+    ),
+    path(
         "benchmarks/<slug:slug>/gate-evaluations/",
         lazy_view("leaderboard.api.GateEvaluations"),
         name="api-gate-evaluations",

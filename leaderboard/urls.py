@@ -29,9 +29,19 @@ urlpatterns = [
         name="gate-policy",
     ),
     path(
+        "benchmarks/<slug:slug>/agreement/methods/",
+        lazy_view("leaderboard.methods.views.methods_page"),
+        name="agreement-methods",
+    ),
+    path(
         "benchmarks/<slug:slug>/agreement/judges/",
         lazy_view("leaderboard.views.judge_selection.judge_selection_page"),
         name="judge-selection",
+    ),
+    path(
+        "benchmarks/<slug:slug>/agreement/panel/",
+        lazy_view("leaderboard.panel.views.judge_panel_page"),
+        name="judge-panel",
     ),
     path(
         "benchmarks/<slug:slug>/agreement/disagreements/",
