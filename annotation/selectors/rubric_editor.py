@@ -32,12 +32,16 @@ class EditorState:
 
     @property
     def publish_blocker(self) -> str:
-        """The first problem that stands in the way of publishing, named by its row, or ""
-        (the confirmation of several catastrophic criteria is ticked at publish time)."""
-        for row in self.rows:
-            if row.errors:
-                values = {"n": row.position, "problem": row.errors[0]}
-                return _("Criterion %(n)d: %(problem)s") % values
+        """What stands in the way of publishing, every bad row named with its first
+        problem, or "" (the confirmation of several catastrophic criteria is ticked at
+        publish time)."""
+        rows = [
+            _("Criterion %(n)d: %(problem)s") % {"n": row.position, "problem": row.errors[0]}
+            for row in self.rows
+            if row.errors
+        ]
+        if rows:
+            return " ".join(rows)
         blocking = [p for p in self.problems.rubric if p != self.problems.confirmation]
         return blocking[0] if blocking else ""
 

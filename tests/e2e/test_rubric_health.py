@@ -39,7 +39,9 @@ def test_revise_a_flagged_criterion_from_the_health_page(e2e, page):
     health = page.locator("section#rubric-health-versions")  # loaded by htmx into the history
     expect(health).to_contain_text("Health of each criterion, version by version")
     row_group = health.locator("tbody").nth(1)  # criterion 2: v2, then v1
-    expect(row_group.locator("tr").nth(0)).to_contain_text("undefined")
+    expect(row_group.locator("tr").nth(0)).to_contain_text(
+        "No expert ratings or judge verdicts on this version yet."
+    )
     expect(row_group.locator("tr").nth(1)).to_contain_text("ambiguous: experts split on it")
     assert not axe_violations(page), describe(axe_violations(page))
     screenshot(page, "rubric-health-history")

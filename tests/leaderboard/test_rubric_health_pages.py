@@ -107,10 +107,12 @@ def test_the_history_shows_each_criterion_before_and_after_a_revision(coordinato
     before, after = ambiguous["versions"][1], ambiguous["versions"][0]
     assert (before.version, after.version) == (1, 2)
     assert before.health.flags == ("ambiguous",)
-    # Nobody has rated version 2 yet: its measures are undefined, with their reasons.
+    # Nobody has rated version 2 yet: its measures are undefined (the page says so in one
+    # sentence, not a row of "undefined (…) 0/0").
     assert after.health.flags == () and after.health.unanimity.reason == "no_rater_pairs"
     text = fragment.content.decode()
-    assert "v1" in text and "v2" in text and "undefined" in text
+    assert "v1" in text and "v2" in text
+    assert "No expert ratings or judge verdicts on this version yet." in text
     full = client.get(fragment_url)
     assert "<html" in full.content.decode()
 
