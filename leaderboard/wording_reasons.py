@@ -101,10 +101,10 @@ SENTENCES: dict[str, str] = {
         "verdicts on %(systems)s systems; at least %(needed)s are needed to compare systems"
     ),
     stats.ALT_FEW_ITEMS: gettext_noop(
-        "this expert rated %(units)s items; the test needs at least %(needed)s per expert"
+        "this expert rated %(units)s responses; the test needs at least %(needed)s per expert"
     ),
     stats.ALT_FEW_EXPERTS: gettext_noop(
-        "%(units)s experts rated enough items; the test needs at least %(needed)s"
+        "%(units)s experts rated enough responses; the test needs at least %(needed)s"
     ),
     stats.F1_ONE_CLASS: gettext_noop(
         "met or not met never occurs on one side of the comparison, so the F1 is undefined"

@@ -167,8 +167,8 @@ def test_too_few_items_says_so_and_gives_no_result():
     out = StringIO()
     call_command("judge_panel", "--benchmark", "hb", "--judge", "copycat", stdout=out)
     text = out.getvalue()
-    assert "no result (0 experts rated enough items; the test needs at least 3)" in text
-    assert "this expert rated 9 items; the test needs at least 30 per expert" in text
+    assert "no result (0 experts rated enough responses; the test needs at least 3)" in text
+    assert "this expert rated 9 responses; the test needs at least 30 per expert" in text
 
 
 def test_margins_are_configurable_and_bad_input_is_named():

@@ -42,8 +42,8 @@ def test_the_api_gives_the_commands_json_with_reasons_in_words(researcher):
     test = data["alt_test"]["0.15"]
     assert test["winning_rate"] is None and test["passed"] is None
     assert test["reason"] == "alt_few_experts:units=0;needed=3"
-    assert test["reason_text"] == "0 experts rated enough items; the test needs at least 3"
-    assert test["experts"][0]["reason_text"].startswith("this expert rated 9 items")
+    assert test["reason_text"] == "0 experts rated enough responses; the test needs at least 3"
+    assert test["experts"][0]["reason_text"].startswith("this expert rated 9 responses")
     assert set(data["f1"]) == {"judge", "experts"}
     bad = client.get(reverse("api-judge-panel", args=["hb"]), {"judge": "copycat", "epsilon": "x"})
     assert bad.status_code == 400 and "The margin x is not a number" in bad.json()["detail"]
@@ -57,8 +57,8 @@ def test_too_few_items_the_page_says_so_and_shows_no_verdict(researcher):
     page = client_for(researcher).get(reverse("judge-panel", args=["hb"]))
     text = page.content.decode()
     assert page.status_code == 200
-    assert "At margin 0.1 there is no result: 0 experts rated enough items" in text
-    assert "this expert rated 9 items; the test needs at least 30 per expert" in text
+    assert "At margin 0.1 there is no result: 0 experts rated enough responses" in text
+    assert "this expert rated 9 responses; the test needs at least 30 per expert" in text
     assert "it passes" not in text and "does not pass" not in text
     assert "Winning rate" not in text
 
