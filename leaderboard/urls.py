@@ -29,6 +29,11 @@ urlpatterns = [
         name="gate-policy",
     ),
     path(
+        "benchmarks/<slug:slug>/agreement/methods/",
+        lazy_view("leaderboard.methods.views.methods_page"),
+        name="agreement-methods",
+    ),
+    path(
         "benchmarks/<slug:slug>/agreement/judges/",
         lazy_view("leaderboard.views.judge_selection.judge_selection_page"),
         name="judge-selection",
