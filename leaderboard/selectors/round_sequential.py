@@ -1,15 +1,18 @@
 """The sequential test's state for one review round, as its dashboard shows it live: the
 same test and the same settled-prefix rule as the agreement report's "sequential" entry,
-with the confidence sequence after every item for the chart. The judge's verdicts are
-picked as the agreement page picks them by default (`agreement_evidence`)."""
+with the confidence sequence after every item for the chart, for one named judge (see
+`_round_evidence`), so that the card, the round's banner and the other readings agree."""
 
 from dataclasses import dataclass
 
 from django.db.models import Count
 
 from annotation.models import ReviewItem, ReviewRound
-from leaderboard.selectors.agreement import agreement_units
-from leaderboard.selectors.evidence import agreement_evidence, with_savings
+from annotation.selectors.round_decisions import round_decision_notices
+from judging.models import JudgeVersion
+from leaderboard.selectors.agreement import agreement_units, round_tasks
+from leaderboard.selectors.evidence import EvidenceNotFound, agreement_evidence, with_savings
+from leaderboard.selectors.judge_choice import ASKED, DECIDED, LATEST, default_judge
 from leaderboard.sequential_chart import sequence_chart
 from leaderboard.sequential_evidence import sequential_block
 from leaderboard.stats.sequential import CONTINUE
@@ -22,18 +25,59 @@ class RoundSequential:
     chart: dict | None
     problem: str = ""
     run_ids: tuple[int, ...] = ()
+    judge: JudgeVersion | None = None  # whose verdicts the card reads
+    picked_by: str = LATEST  # how (leaderboard.selectors.judge_choice)
 
     @property
     def decided(self) -> bool:
         return bool(self.state) and self.state.get("decision") not in (None, CONTINUE)
 
 
-def round_sequential(*, round_: ReviewRound) -> RoundSequential:
+def _covers(round_: ReviewRound, runs) -> bool:
+    items = ReviewItem.objects.filter(round=round_).count()
+    return bool(runs) and items > 0 and len(round_tasks(round_=round_, runs=runs)) == items
+
+
+def _round_evidence(round_: ReviewRound, judge: str):
+    """The runs the card reads, and how their judge was picked: the judge asked for; else
+    the judge of the round's recorded decision (so the card and the round's banner agree);
+    else the benchmark's default judge when it judged the whole round; else the newest
+    runs that cover the round."""
+    picked_by = ASKED
+    if not judge:
+        notice = round_decision_notices(round_ids=[round_.pk]).get(round_.pk) or {}
+        judge, picked_by = notice.get("judge_name", ""), DECIDED
+    if not judge:
+        version, picked_by = default_judge(benchmark=round_.benchmark)
+        judge = version.config.name if version is not None else ""
+    if judge:
+        try:
+            evidence = agreement_evidence(
+                benchmark=round_.benchmark,
+                round_ref=str(round_.pk),
+                judge=judge,
+                with_report=False,
+            )
+        except EvidenceNotFound:
+            if picked_by == ASKED:
+                raise
+        else:
+            if picked_by == ASKED or _covers(round_, evidence.runs):
+                return evidence, picked_by
     evidence = agreement_evidence(
         benchmark=round_.benchmark, round_ref=str(round_.pk), with_report=False
     )
+    return evidence, LATEST
+
+
+def round_sequential(*, round_: ReviewRound, judge: str = "") -> RoundSequential:
+    """The round's sequential state for one judge (see `_round_evidence`). Raises
+    EvidenceNotFound for a judge name the benchmark does not have."""
+    evidence, picked_by = _round_evidence(round_, judge.strip())
     if not evidence.runs:
-        return RoundSequential(round=round_, state=None, chart=None, problem=evidence.problem)
+        return RoundSequential(
+            round=round_, state=None, chart=None, problem=evidence.problem, picked_by=picked_by
+        )
     units = agreement_units(round_=round_, runs=evidence.runs)
     ranks = dict(
         ReviewItem.objects.filter(round=round_).values_list("response_id", "hand_out_rank")
@@ -59,6 +103,8 @@ def round_sequential(*, round_: ReviewRound) -> RoundSequential:
         state=state,
         chart=chart,
         run_ids=tuple(sorted(run.pk for run in evidence.runs)),
+        judge=evidence.judge_version,
+        picked_by=picked_by,
     )
 
 

@@ -61,6 +61,8 @@ def round_decision_check(*, round_id: int) -> str:
                 "threshold": sequential["threshold"],
                 "alpha": sequential["alpha"],
                 "judge_runs": list(state.run_ids),
+                "judge": state.judge.label if state.judge else None,
+                "judge_name": state.judge.config.name if state.judge else None,
             },
         )
         if locked.close_when_decided and locked.status != ReviewRound.Status.CLOSED:

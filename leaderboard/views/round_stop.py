@@ -3,13 +3,13 @@ the round dashboard's live sequential-test card, and the new-round form's planni
 
 import math
 
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.utils.translation import gettext as _
 
 from accounts.access import permission_needed
 from annotation.models import Benchmark, ReviewRound
-from leaderboard.selectors.evidence import gate_policy
+from leaderboard.selectors.evidence import EvidenceNotFound, benchmark_judges, gate_policy
 from leaderboard.selectors.round_plan import PlanInvalid, PlanTooLarge, gate_plan
 from leaderboard.selectors.round_sequential import round_sequential, round_unstarted_count
 
@@ -23,7 +23,10 @@ PANEL_HORIZON = 2500
 @permission_needed(VIEW)
 def round_sequential_card(request: HttpRequest, round_id: int) -> HttpResponse:
     round_ = get_object_or_404(ReviewRound.objects.select_related("benchmark"), pk=round_id)
-    state = round_sequential(round_=round_)
+    try:
+        state = round_sequential(round_=round_, judge=request.GET.get("judge", ""))
+    except EvidenceNotFound as exc:
+        raise Http404(str(exc)) from exc
     can_close = (
         state.decided
         and round_.status != ReviewRound.Status.CLOSED
@@ -39,6 +42,7 @@ def round_sequential_card(request: HttpRequest, round_id: int) -> HttpResponse:
             "chart": state.chart,
             "can_close": can_close,
             "unstarted": round_unstarted_count(round_=round_) if can_close else 0,
+            "judges": benchmark_judges(benchmark=round_.benchmark),
         },
     )
 

@@ -79,3 +79,25 @@ def test_the_pages_name_their_judge(world, researcher, coordinator):  # noqa: F8
     api(coordinator).post(reverse("api-leaderboards", args=["gi"]), {"judge": "judge"})
     board = client.get(reverse("leaderboard", args=["gi"])).content.decode()
     assert "the judge of the newest published leaderboard" in board
+
+
+def test_the_round_banner_and_card_agree_and_name_their_judge(world, researcher, coordinator):  # noqa: F811
+    from leaderboard.services.round_stop import RECORDED, round_decision_check
+
+    benchmark, experts = world
+    second_judge()  # "later" ran last: the default while nothing is evaluated
+    round_ = open_round(benchmark, experts, "A")
+    rate(round_, experts, agreeing=4)  # "later" says "not met" everywhere: it fails
+    assert round_decision_check(round_id=round_.pk) == RECORDED
+    record(researcher, "A")  # "judge" is now the gate-evaluated judge
+    client = client_for(coordinator)
+    page = client.get(reverse("review-round", args=[round_.pk])).content.decode()
+    assert "judge later v1" in page
+    card = client.get(reverse("round-sequential", args=[round_.pk])).content.decode()
+    assert "Judge: later v1" in card and "the judge of the round&#x27;s recorded decision" in card
+    assert 'data-decision="fail"' in card
+    other = client.get(reverse("round-sequential", args=[round_.pk]), {"judge": "judge"})
+    assert "Judge: judge v1" in other.content.decode()
+    assert 'data-decision="fail"' not in other.content.decode()
+    missing = client.get(reverse("round-sequential", args=[round_.pk]), {"judge": "nobody"})
+    assert missing.status_code == 404

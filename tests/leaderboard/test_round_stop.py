@@ -98,11 +98,12 @@ def test_the_dashboard_card_shows_decision_chart_and_savings(demo, django_assert
     page = client.get(reverse("review-round", args=[demo.pk])).content.decode()
     assert reverse("round-sequential", args=[demo.pk]) in page
     assert 'data-testid="decision-notice"' in page
-    # Whatever the round's size: session, user, permissions; the round; the gate policy,
-    # the round again, its items and the covering judge version with its runs (three);
-    # the units (items, criteria, pseudonyms, votes, tasks, verdicts); the hand-out ranks;
-    # the experts' times for the savings.
-    with django_assert_num_queries(18):
+    # Whatever the round's size: session, user, permissions; the round; the recorded
+    # decision naming its judge; the gate policy, the round again, its items and that
+    # judge's configuration and runs; the units (items, criteria, pseudonyms, votes, tasks,
+    # verdicts); the hand-out ranks; the experts' times for the savings; the judges to
+    # choose from.
+    with django_assert_num_queries(21):
         card = client.get(reverse("round-sequential", args=[demo.pk]))
     html = card.content.decode()
     state = round_sequential(round_=demo).state
