@@ -201,6 +201,31 @@ def judge_version_for(
     return version
 
 
+def judge_version_preview(
+    *, config_name: str, settings: VersionSettings, calls: CallSettings
+) -> JudgeVersion:
+    """The version `judge_version_for` would return, without writing anything (a dry run):
+    the stored one with these settings, or an unsaved one; its configuration (stored or
+    unsaved) carries these call settings in memory only."""
+    config = JudgeConfig.objects.filter(name=config_name).first() or JudgeConfig(name=config_name)
+    for name, value in asdict(calls).items():
+        setattr(config, name, value)
+    fingerprint = judge_settings.settings_fingerprint(settings.as_settings())
+    if config.pk is not None:
+        found = JudgeVersion.objects.filter(config=config, fingerprint=fingerprint).first()
+        if found is not None:
+            found.config = config
+            return found
+    latest = (
+        JudgeVersion.objects.filter(config=config).aggregate(n=Max("number"))["n"] or 0
+        if config.pk is not None
+        else 0
+    )
+    values = asdict(settings)
+    values["prompt"] = settings.prompt
+    return JudgeVersion(config=config, number=latest + 1, fingerprint=fingerprint, **values)
+
+
 def judge_version_imported(*, name: str, user=None) -> JudgeVersion:
     """The version standing for verdicts read from a file under the judge name `name` (one
     per name: nothing was called, so there are no settings to tell runs apart). Made if

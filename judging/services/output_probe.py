@@ -69,6 +69,8 @@ def probe_request(*, structured: bool = True) -> JudgeRequest:
 
 
 def latest_probe(version: JudgeVersion) -> OutputProbe | None:
+    if version.pk is None:
+        return None  # a version not saved yet (a dry run's) was never probed
     return (
         OutputProbe.objects.filter(
             judge_version=version, base_url=version.base_url, model=version.model

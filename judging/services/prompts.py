@@ -26,11 +26,7 @@ LANGUAGE_SAMPLE = 20
 LANGUAGE_NAMES = {"zh-hans": gettext_noop("Chinese"), "en": gettext_noop("English")}
 
 
-def prompt_template_save(
-    *, name: str, kind: str, system_text: str, user_text: str, user=None
-) -> PromptTemplate:
-    """The template with these words: the newest version of `name` when it has them, else a
-    new version. Raises PromptInvalid naming what is wrong."""
+def _template_check(name: str, kind: str, system_text: str, user_text: str) -> None:
     try:
         validate_slug(name)
     except Exception:
@@ -39,6 +35,35 @@ def prompt_template_save(
         raise PromptInvalid(f"the kind must be one of {', '.join(PromptTemplate.Kind.values)}")
     _refuse_decorated(kind, system_text, user_text)
     check_placeholders(kind, system_text, user_text)
+
+
+def prompt_template_preview(*, name: str, kind: str, system_text: str, user_text: str):
+    """The template `prompt_template_save` would return, checked the same way, without
+    writing anything: the stored one with these words, or an unsaved new version."""
+    _template_check(name, kind, system_text, user_text)
+    newest = PromptTemplate.objects.filter(name=name).order_by("-version").first()
+    if newest is not None and (newest.kind, newest.system_text, newest.user_text) == (
+        kind,
+        system_text,
+        user_text,
+    ):
+        return newest
+    return PromptTemplate(
+        name=name,
+        version=(newest.version + 1) if newest else 1,
+        kind=kind,
+        language=text_language(system_text + "\n" + user_text) or "en",
+        system_text=system_text,
+        user_text=user_text,
+    )
+
+
+def prompt_template_save(
+    *, name: str, kind: str, system_text: str, user_text: str, user=None
+) -> PromptTemplate:
+    """The template with these words: the newest version of `name` when it has them, else a
+    new version. Raises PromptInvalid naming what is wrong."""
+    _template_check(name, kind, system_text, user_text)
     language = text_language(system_text + "\n" + user_text) or "en"
     with transaction.atomic():
         newest = (
@@ -103,9 +128,11 @@ def prompt_text_from_upload(filename: str, raw: bytes) -> tuple[str, str]:
     return system, data["user"]
 
 
-def prompt_from_file(path: str | Path, *, kind: str, name: str = "") -> PromptTemplate:
+def prompt_from_file(
+    path: str | Path, *, kind: str, name: str = "", save: bool = True
+) -> PromptTemplate:
     """A template read from a file (see `prompt_text_from_upload`). Named after the file
-    unless `name` is given."""
+    unless `name` is given. Without `save`, nothing is written (`prompt_template_preview`)."""
     path = Path(path)
     try:
         raw = path.read_bytes()
@@ -114,7 +141,7 @@ def prompt_from_file(path: str | Path, *, kind: str, name: str = "") -> PromptTe
     except OSError as exc:
         raise PromptInvalid(f"{path} could not be read ({exc.strerror or exc})") from None
     system_text, user_text = prompt_text_from_upload(path.name, raw)
-    return prompt_template_save(
+    return (prompt_template_save if save else prompt_template_preview)(
         name=name or slugify(path.stem) or "prompt",
         kind=kind,
         system_text=system_text,

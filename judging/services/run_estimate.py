@@ -1,20 +1,22 @@
 """What a judge run would cost before it runs (`judge --dry-run`): its tasks, the answers
 already cached, the prompt and completion tokens it would use and their price.
 
-The run is built exactly as `judge_run_start` builds it, inside a transaction that is
-rolled back, so the estimate covers the very tasks and requests a real run would have.
+The tasks are planned exactly as `judge_run_start` plans them and their requests built in
+memory, so the estimate covers the very tasks and requests a real run would have, and
+nothing is written (no id is used).
 Tokens are estimated from the text (about one token per two CJK characters and per four
 other characters), corrected by what this model's earlier runs actually reported when
 there are any; completions from this model's earlier answers per criterion, or a default.
 """
 
+from collections.abc import Sequence
 from decimal import Decimal
 
-from django.db import transaction
-
-from judging.models import JudgeTask, JudgeVersion
+from annotation.models import Benchmark, Response, ReviewRound, System
+from judging.models import JudgeRun, JudgeTask, JudgeVersion
 from judging.services.execution import criteria_load, task_prepare
-from judging.services.runs import judge_run_start
+from judging.services.output_probe import output_mode_decide, output_settings
+from judging.services.runs import config_snapshot, judge_run_plan
 from judging.text_measure import messages_tokens
 
 # Completion tokens per criterion when the model has no earlier answer to go by: a short
@@ -57,29 +59,54 @@ def _history(version: JudgeVersion) -> tuple[float | None, float | None]:
     return actual / max(1, estimated), sum(t.completion_tokens for t in done) / counted
 
 
-def run_estimate(*, fresh_calls: bool = False, **start) -> dict:
-    """The estimate for the run `judge_run_start(**start)` would create; nothing is kept.
-    Raises what judge_run_start raises. No call is made: the requests are built as the
-    endpoint's stored answer on structured output says, or as the version asks."""
-    with transaction.atomic():
-        run = judge_run_start(fresh_calls=fresh_calls, dispatch=None, probe=False, **start)
-        version = run.judge_version
-        tasks = list(run.tasks.select_related("response__case").order_by("pk"))
-        criteria: dict[int, list] = {}
-        criteria_load(criteria, {t.rubric_version_id for t in tasks})
-        prepared = [
-            task_prepare(run=run, task=t, criteria=criteria[t.rubric_version_id]) for t in tasks
-        ]
-        cached = set()
-        if not fresh_calls:
-            cached = set(
-                JudgeTask.objects.filter(
-                    request_hash__in={p.digest for p in prepared}, status=JudgeTask.Status.DONE
-                ).values_list("request_hash", flat=True)
-            )
-        to_call = [p for p in prepared if p.digest not in cached]
-        snapshot = dict(run.settings_snapshot)
-        transaction.set_rollback(True)
+def run_estimate(
+    *,
+    benchmark: Benchmark,
+    systems: Sequence[System],
+    version: JudgeVersion,
+    round_: ReviewRound | None = None,
+    fresh_calls: bool = False,
+    failed_generations: bool = False,
+) -> dict:
+    """The estimate for the run `judge_run_start` would create with these arguments.
+    Nothing is written and no id is used: the tasks are planned as the run would have them
+    (`judge_run_plan`) and their requests built in memory; `version` may be unsaved (a
+    dry run's settings). Raises what judge_run_plan raises. No call is made: the requests
+    are built as the endpoint's stored answer on structured output says, or as the version
+    asks."""
+    _systems, responses = judge_run_plan(
+        benchmark=benchmark,
+        systems=systems,
+        version=version,
+        round_=round_,
+        failed_generations=failed_generations,
+    )
+    output = output_settings(output_mode_decide(version=version, probe=False))
+    run = JudgeRun(
+        benchmark=benchmark,
+        judge_version=version,
+        settings_snapshot={**config_snapshot(version), **output},
+        fresh_calls=fresh_calls,
+    )
+    texts = Response.objects.select_related("case").in_bulk([row[0] for row in responses])
+    tasks = [
+        JudgeTask(run=run, response=texts[pk], case_id=c, system_id=s, rubric_version_id=v)
+        for pk, c, s, v in responses
+    ]
+    criteria: dict[int, list] = {}
+    criteria_load(criteria, {t.rubric_version_id for t in tasks})
+    prepared = [
+        task_prepare(run=run, task=t, criteria=criteria[t.rubric_version_id]) for t in tasks
+    ]
+    cached = set()
+    if not fresh_calls:
+        cached = set(
+            JudgeTask.objects.filter(
+                request_hash__in={p.digest for p in prepared}, status=JudgeTask.Status.DONE
+            ).values_list("request_hash", flat=True)
+        )
+    to_call = [p for p in prepared if p.digest not in cached]
+    snapshot = dict(run.settings_snapshot)
     ratio, per_criterion = _history(version)
     prompt = sum(_request_tokens(p.request.messages) for p in to_call) * (ratio or 1.0)
     if per_criterion is None:

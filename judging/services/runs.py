@@ -131,6 +131,35 @@ def _current_tasks(
     ]
 
 
+def judge_run_plan(
+    *,
+    benchmark: Benchmark,
+    systems: Sequence[System],
+    version: JudgeVersion,
+    round_: ReviewRound | None = None,
+    failed_generations: bool = False,
+) -> tuple[list[System], list[tuple]]:
+    """The systems and the (response, case, system, rubric version) of each task a run of
+    `version` would have (see `judge_run_start`), reading only. Raises RunNotStartable."""
+    if version.prompt is None or version.prompt.kind != PromptTemplate.Kind.JUDGE:
+        raise RunNotStartable(_("Pick a configuration whose prompt is a judge prompt."))
+    if round_ is not None and round_.benchmark_id != benchmark.pk:
+        raise RunNotStartable(_("The review round belongs to another benchmark."))
+    if round_ is None and not systems:
+        raise RunNotStartable(_("Pick the systems to judge, or a review round."))
+    _endpoint_usable(version)
+    responses = (
+        _round_tasks(round_, systems)
+        if round_ is not None
+        else _current_tasks(benchmark, systems, failed_generations)
+    )
+    if not responses:
+        raise RunNotStartable(_("These systems have no responses to cases with a rubric."))
+    if round_ is not None and not systems:
+        systems = list(System.objects.filter(pk__in={row[2] for row in responses}))
+    return list(systems), responses
+
+
 def judge_run_start(
     *,
     benchmark: Benchmark,
@@ -160,23 +189,14 @@ def judge_run_start(
     the workers' broker does not answer.
     """
     version = _version_of(config, version)
-    if version.prompt is None or version.prompt.kind != PromptTemplate.Kind.JUDGE:
-        raise RunNotStartable(_("Pick a configuration whose prompt is a judge prompt."))
-    if round_ is not None and round_.benchmark_id != benchmark.pk:
-        raise RunNotStartable(_("The review round belongs to another benchmark."))
-    if round_ is None and not systems:
-        raise RunNotStartable(_("Pick the systems to judge, or a review round."))
-    _endpoint_usable(version)
-    workers_reachable(dispatch)
-    responses = (
-        _round_tasks(round_, systems)
-        if round_ is not None
-        else _current_tasks(benchmark, systems, failed_generations)
+    systems, responses = judge_run_plan(
+        benchmark=benchmark,
+        systems=systems,
+        version=version,
+        round_=round_,
+        failed_generations=failed_generations,
     )
-    if not responses:
-        raise RunNotStartable(_("These systems have no responses to cases with a rubric."))
-    if round_ is not None and not systems:
-        systems = list(System.objects.filter(pk__in={row[2] for row in responses}))
+    workers_reachable(dispatch)
     # Asked (once per version) before anything is written: the answer decides every call.
     output = output_settings(output_mode_decide(version=version, probe=probe))
     with transaction.atomic():

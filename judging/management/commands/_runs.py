@@ -11,6 +11,7 @@ from judging.services.judge_versions import (
     ConfigInvalid,
     VersionSettings,
     judge_version_for,
+    judge_version_preview,
 )
 from judging.services.prompts import PromptInvalid, prompt_from_file
 from judging.tasks import dispatch_and_watch
@@ -74,14 +75,17 @@ def benchmark_from(opts) -> Benchmark:
     return benchmark
 
 
-def version_from(opts, *, structured: bool = True, kind: str = "judge") -> JudgeVersion:
+def version_from(
+    opts, *, structured: bool = True, kind: str = "judge", save: bool = True
+) -> JudgeVersion:
     """The judge version with exactly these settings: of the configuration named by
     `--judge`, or by default one named after the model and endpoint; found, or made. Its
     configuration's call settings (concurrency, pace, retries) are updated to these options
-    (they never change a verdict). Each run names the version it used."""
+    (they never change a verdict). Each run names the version it used. Without `save` (a
+    dry run), nothing is written: the stored version, or an unsaved one."""
     if opts.get("prompt_file"):
         try:
-            prompt = prompt_from_file(opts["prompt_file"], kind=kind)
+            prompt = prompt_from_file(opts["prompt_file"], kind=kind, save=save)
         except PromptInvalid as exc:
             raise CommandError(f"--prompt-file: {exc}") from exc
     else:
@@ -93,7 +97,7 @@ def version_from(opts, *, structured: bool = True, kind: str = "judge") -> Judge
     )
     prices = _prices(name, opts)
     try:
-        return judge_version_for(
+        return (judge_version_for if save else judge_version_preview)(
             config_name=name,
             settings=VersionSettings(
                 model=opts["model"],

@@ -12,7 +12,7 @@ import threading
 import time
 
 from judging.models import JudgeRun, JudgeTask
-from judging.selectors.runs import run_progress
+from judging.selectors.runs import FINISHED_WITH_FAILURES, run_progress, run_state
 from judging.services.claims import leases_release, run_finish_if_complete
 from judging.services.lanes import run_here
 from judging.services.run_control import judge_run_interrupt
@@ -20,6 +20,7 @@ from judging.services.run_control import judge_run_interrupt
 BAR_WIDTH = 30
 POLL_SECONDS = 0.2
 EXIT_INTERRUPTED = 130  # what a shell reports for a command stopped by Ctrl-C
+EXIT_TASKS_FAILED = 3  # the run finished, and some of its tasks failed
 
 
 class Interrupts:
@@ -54,7 +55,8 @@ def summary_of(run: JudgeRun, started: float) -> dict:
     cached = JudgeTask.objects.filter(run=run, cached_from__isnull=False).count()
     return {
         "run": run.pk,
-        "status": run.status,
+        # As `runs show` says it: "finished_with_failures" when tasks failed.
+        "status": run_state(run, progress.failed),
         "calls": progress.total,
         "done": progress.done,
         "failed": progress.failed,
@@ -148,6 +150,14 @@ def execute_and_wait(run: JudgeRun, *, via_workers: bool, quiet: bool, processes
     if summary["status"] == JudgeRun.Status.INTERRUPTED:
         summary["resume"] = resume_command(run, via_workers=via_workers)
     return summary
+
+
+def exit_for(summary: dict) -> None:
+    """Leave with a non-zero status when the run was interrupted or tasks failed."""
+    if summary["status"] == JudgeRun.Status.INTERRUPTED:
+        raise SystemExit(EXIT_INTERRUPTED)
+    if summary["status"] == FINISHED_WITH_FAILURES or summary["failed"]:
+        raise SystemExit(EXIT_TASKS_FAILED)
 
 
 def summary_text(summary: dict, *, unit: str = "judged") -> str:

@@ -9,7 +9,7 @@ from judging.management.commands._runs import (
     version_from,
     workers_dispatch,
 )
-from judging.management.commands._watch import EXIT_INTERRUPTED, execute_and_wait, summary_text
+from judging.management.commands._watch import execute_and_wait, exit_for, summary_text
 from judging.services.runs import RunNotStartable, generation_run_start
 
 
@@ -41,5 +41,4 @@ class Command(BaseCommand):
             self.stdout.write(json.dumps(summary))
         else:
             self.stdout.write(summary_text(summary, unit="replies written"))
-        if summary["status"] == "interrupted":
-            raise SystemExit(EXIT_INTERRUPTED)
+        exit_for(summary)

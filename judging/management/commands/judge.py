@@ -9,7 +9,7 @@ from judging.management.commands._runs import (
     version_from,
     workers_dispatch,
 )
-from judging.management.commands._watch import EXIT_INTERRUPTED, execute_and_wait, summary_text
+from judging.management.commands._watch import execute_and_wait, exit_for, summary_text
 from judging.selectors.output_mode import run_output_notice
 from judging.selectors.runs import interrupted_runs_of
 from judging.services.prompts import language_warning
@@ -65,11 +65,13 @@ class Command(BaseCommand):
                 )
         elif not systems:
             raise CommandError("name the systems to judge (--system), or a review round (--round)")
-        version = version_from(opts, structured=not opts["plain_json"])
+        version = version_from(opts, structured=not opts["plain_json"], save=not opts["dry_run"])
         warning = language_warning(benchmark=benchmark, prompt=version.prompt)
         if warning:
             self.stderr.write(f"warning: {warning}")
-        for earlier in interrupted_runs_of(benchmark=benchmark, version=version):
+        for earlier in (
+            interrupted_runs_of(benchmark=benchmark, version=version) if version.pk else ()
+        ):
             # A new run starts, as asked; the interrupted one is not forgotten.
             self.stderr.write(
                 f"note: run {earlier} of this judge on {benchmark.slug} was interrupted; "
@@ -100,8 +102,7 @@ class Command(BaseCommand):
             self.stdout.write(json.dumps(summary))
         else:
             self.stdout.write(summary_text(summary, unit="judged"))
-        if summary["status"] == "interrupted":
-            raise SystemExit(EXIT_INTERRUPTED)
+        exit_for(summary)
 
     def dry_run(self, benchmark, systems, version, round_, opts) -> None:
         try:

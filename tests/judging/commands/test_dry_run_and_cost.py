@@ -28,11 +28,11 @@ def test_the_dry_run_estimates_within_a_tenth_of_the_real_run(judged_benchmark, 
     assert simulator.stats()["requests"] == 0  # and nothing called, not even the probe
     assert not OutputProbe.objects.exists()
     assert (estimate["tasks"], estimate["cached"], estimate["calls"]) == (8, 0, 8)
-    summary = _judge(simulator, capsys)
+    summary = _judge(simulator, capsys, "--price-in", "2", "--price-out", "8")
     real = summary["prompt_tokens"] + summary["completion_tokens"]
     guessed = estimate["prompt_tokens"] + estimate["completion_tokens"]
     assert abs(guessed - real) <= 0.1 * real, (estimate, summary)
-    # The prices were kept on the configuration (given per million, kept per 1,000).
+    # The real run kept the prices on the configuration (given per million, kept per 1,000).
     config = JudgeConfig.objects.get()
     assert str(config.price_prompt_per_1k).rstrip("0") == "0.002"
     expected = (summary["prompt_tokens"] * 0.002 + summary["completion_tokens"] * 0.008) / 1000
