@@ -66,9 +66,13 @@ class _PendingVersion:
 
 
 class _BenchmarkImporter:
-    def __init__(self, *, benchmark: Benchmark, user, difficulty: str | None) -> None:
+    def __init__(
+        self, *, benchmark: Benchmark, user, difficulty: str | None, change_difficulty: bool
+    ) -> None:
         self.benchmark = benchmark
         self.difficulty = difficulty
+        self.change_difficulty = change_difficulty
+        self.difficulty_changes: list[dict] = []
         self.user = user
         self.summary = BenchmarkImportSummary()
         self.issues = IssueCollector()
@@ -166,6 +170,27 @@ class _BenchmarkImporter:
                 "dialogue",
             )
             return
+        if case.difficulty != row.difficulty and not self.change_difficulty:
+            # Difficulty decides every normal and hard score, the decline on hard and the
+            # rounds' strata: it changes only when asked for by name.
+            self.issues.add(
+                line,
+                Text(
+                    gettext_noop(
+                        "case %(id)s is %(old)s, and this file makes it %(new)s; a difficulty "
+                        "changes every normal and hard score, so it is changed only when asked "
+                        "for: import again with --change-difficulty (or give the cases' own "
+                        "difficulty)"
+                    ),
+                    {"id": shown(row.question_id), "old": case.difficulty, "new": row.difficulty},
+                ),
+                "difficulty",
+            )
+            return
+        if case.difficulty != row.difficulty:
+            self.difficulty_changes.append(
+                {"case": row.question_id, "from": case.difficulty, "to": row.difficulty}
+            )
         if case.difficulty != row.difficulty or case.scenario_id != (scenario and scenario.pk):
             Case.objects.filter(pk=case.pk).update(difficulty=row.difficulty, scenario=scenario)
             self.summary.cases_updated += 1
@@ -280,9 +305,12 @@ def benchmark_import(
     user=None,
     benchmark_name: str = "",
     difficulty: str | None = None,
+    change_difficulty: bool = False,
 ) -> BenchmarkImportSummary:
     """Read a question file into the benchmark (created if new). `difficulty`, if given, is
-    that of every case in the file (rows may leave theirs out).
+    that of every case in the file (rows may leave theirs out). A case that exists with
+    another difficulty is refused (an error on its line) unless `change_difficulty`: then
+    it is changed, and each change is in the audit log.
 
     Raises ImportRejected, with every problem located by line and field, and leaves the
     database exactly as it was when the file has any error.
@@ -291,9 +319,20 @@ def benchmark_import(
         benchmark, _ = Benchmark.objects.get_or_create(
             slug=benchmark_slug, defaults={"name": benchmark_name or benchmark_slug}
         )
-        summary = _BenchmarkImporter(benchmark=benchmark, user=user, difficulty=difficulty).run(
-            chunks
+        importer = _BenchmarkImporter(
+            benchmark=benchmark,
+            user=user,
+            difficulty=difficulty,
+            change_difficulty=change_difficulty,
         )
+        summary = importer.run(chunks)
+        if importer.difficulty_changes:
+            audit_record(
+                actor=user,
+                action=AuditEvent.Action.RUBRIC_IMPORTED,
+                benchmark=benchmark,
+                details={"difficulty_changed": importer.difficulty_changes},
+            )
         if summary.rubric_versions_created:
             audit_record(
                 actor=user,

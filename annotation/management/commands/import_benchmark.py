@@ -18,17 +18,36 @@ class Command(BaseCommand):
             help="the difficulty of every case in the file, for files without a difficulty "
             "field (HeartBench's question_normal.jsonl and question_hard.jsonl)",
         )
+        parser.add_argument(
+            "--change-difficulty",
+            action="store_true",
+            help="change the difficulty of cases that already exist with another one (every "
+            "normal and hard score changes; each change is audited); without it such cases "
+            "are refused",
+        )
         parser.add_argument("--json", action="store_true", help="print one JSON summary")
 
     def handle(
-        self, *args, path: str, benchmark: str, name: str, difficulty, json: bool, **options
+        self,
+        *args,
+        path: str,
+        benchmark: str,
+        name: str,
+        difficulty,
+        change_difficulty: bool,
+        json: bool,
+        **options,
     ) -> None:
         summary = run_import(
             self,
             path,
             json,
             lambda chunks: benchmark_import(
-                chunks=chunks, benchmark_slug=benchmark, benchmark_name=name, difficulty=difficulty
+                chunks=chunks,
+                benchmark_slug=benchmark,
+                benchmark_name=name,
+                difficulty=difficulty,
+                change_difficulty=change_difficulty,
             ),
         )
         if not json:

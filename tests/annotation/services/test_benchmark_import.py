@@ -1,7 +1,16 @@
 import pytest
+from django.core.management import CommandError, call_command
 
 from annotation.importing.issues import ImportRejected
-from annotation.models import Ability, Benchmark, Case, Criterion, RubricVersion, Scenario
+from annotation.models import (
+    Ability,
+    AuditEvent,
+    Benchmark,
+    Case,
+    Criterion,
+    RubricVersion,
+    Scenario,
+)
 from annotation.services.benchmark_import import benchmark_import
 from bench.synthetic_benchmark import question_rows
 from tests.conftest import jsonl_bytes, lines, question, table_counts
@@ -83,11 +92,33 @@ def test_rows_carrying_responses_are_imported_as_questions_with_a_warning():
     assert "import_responses" in summary.warnings[0]
 
 
-def test_changed_difficulty_updates_the_case_and_warns():
+def test_a_changed_difficulty_is_refused_unless_asked_for():
     run([question("c1")])
-    summary = run([question("c1", difficulty="hard")])
+    with pytest.raises(ImportRejected, match="--change-difficulty"):
+        run([question("c1", difficulty="hard")])
+    assert Case.objects.get(external_id="c1").difficulty == "normal"
+    summary = run([question("c1", difficulty="hard")], change_difficulty=True)
     assert Case.objects.get(external_id="c1").difficulty == "hard"
     assert summary.cases_updated == 1 and summary.rubric_versions_created == 0
+    changed = AuditEvent.objects.get(details__has_key="difficulty_changed")
+    assert changed.details["difficulty_changed"] == [{"case": "c1", "from": "normal", "to": "hard"}]
+
+
+def test_the_difficulty_flag_does_not_relabel_existing_cases(tmp_path):
+    """HeartBench's question_hard.jsonl imported with --difficulty normal on a benchmark
+    that holds those cases as hard: refused, nothing changed, non-zero exit."""
+    run([question("h1", difficulty="hard"), question("h2", difficulty="hard")])
+    path = tmp_path / "question_hard.jsonl"
+    rows = [{k: v for k, v in question(q).items() if k != "difficulty"} for q in ("h1", "h2")]
+    path.write_bytes(jsonl_bytes(rows))
+    with pytest.raises(CommandError, match="h1"):
+        call_command("import_benchmark", str(path), "--benchmark", "hb", "--difficulty", "normal")
+    assert set(Case.objects.values_list("difficulty", flat=True)) == {"hard"}
+    call_command(
+        "import_benchmark", str(path), "--benchmark", "hb", "--difficulty", "normal",
+        "--change-difficulty",
+    )  # fmt: skip
+    assert set(Case.objects.values_list("difficulty", flat=True)) == {"normal"}
 
 
 GOOD = question("ok1")
