@@ -101,3 +101,16 @@ def test_the_page_renders_in_chinese(researcher):
     text = page.content.decode()
     assert page.status_code == 200
     assert "专家标注轮次" in text and "评审模型与专家的一致性" in text
+
+
+def test_the_page_queries_do_not_grow_with_the_round(researcher, django_assert_max_num_queries):
+    ids = seed(cases=11)  # 33 responses, 132 units, 396 votes
+    judge_import(ids, "copycat", copies_majority)
+    client = client_for(researcher)
+    url = reverse("judge-panel", args=["hb"])
+    client.get(url, {"judge": "copycat"})  # warm the caches of names
+    # Session, user, permissions; benchmark, judges, rounds; the gate policy, the round,
+    # its items, the judge, its runs (agreement_evidence); the round's items, criteria,
+    # pseudonyms, votes, tasks and verdicts (agreement_units): 17, whatever the size.
+    with django_assert_max_num_queries(17):
+        assert client.get(url, {"judge": "copycat"}).status_code == 200
