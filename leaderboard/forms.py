@@ -19,6 +19,22 @@ class GatePolicyForm(forms.Form):
         decimal_places=1,
         max_digits=4,
     )
+    min_raters = forms.IntegerField(
+        label=GatePolicy._meta.get_field("min_raters").verbose_name,
+        help_text=GatePolicy._meta.get_field("min_raters").help_text,
+        min_value=1,
+        max_value=20,
+        required=False,
+    )
+    max_bias_points = forms.DecimalField(
+        label=GatePolicy._meta.get_field("max_bias_points").verbose_name,
+        help_text=GatePolicy._meta.get_field("max_bias_points").help_text,
+        min_value=Decimal(0),
+        max_value=Decimal(100),
+        decimal_places=1,
+        max_digits=4,
+        required=False,
+    )
     allow_rubric_changes = forms.BooleanField(
         label=GatePolicy._meta.get_field("allow_rubric_changes").verbose_name,
         help_text=GatePolicy._meta.get_field("allow_rubric_changes").help_text,
@@ -32,5 +48,9 @@ class GatePolicyForm(forms.Form):
                 "rule": policy.rule,
                 "threshold_percent": Decimal(str(round(100 * policy.threshold, 1))),
                 "allow_rubric_changes": policy.allow_rubric_changes,
+                "min_raters": policy.min_raters,
+                "max_bias_points": None
+                if policy.max_bias_points is None
+                else Decimal(str(policy.max_bias_points)),
             }
         )

@@ -28,6 +28,9 @@ class Refusal(StrEnum):
     POLICY_CHANGED = "policy_changed"
     # The person publishing rated in the deciding round: the evidence is not independent.
     PUBLISHER_RATED = "publisher_rated"
+    # The experts' votes show the judge surely more lenient or strict than the policy
+    # allows with some system (the corrected board's bias interval, leaderboard.corrected).
+    JUDGE_BIASED = "judge_biased"
 
 
 @dataclass(frozen=True)
@@ -58,6 +61,7 @@ class Decision:
     refusal: Refusal | None
     evaluation: Evaluation | None  # the evaluation the decision rests on, if any
     rubric_changes: int = 0  # cases changed since the deciding round (a notice if allowed)
+    biased: tuple[str, ...] = ()  # systems beyond the policy's bias margin, when refused so
 
 
 def deciding_evaluation(evaluations: Iterable[Evaluation], judge_version: int) -> Evaluation | None:
@@ -80,12 +84,14 @@ def publish_decision(
     allow_rubric_changes: bool,
     policy: tuple[str, float] | None = None,
     publisher_rated_rounds: frozenset[int] = frozenset(),
+    biased: tuple[str, ...] = (),
 ) -> Decision:
     """Whether `board` may be published. `rubric_changes` gives, per round id, how many of
     the board's cases were judged on a rubric version other than the one current when that
     round was opened. `policy` is the (rule, threshold) in force: an evaluation made under
     another rule, or a lower threshold, no longer allows a new publication.
-    `publisher_rated_rounds` are the rounds the person publishing rated in."""
+    `publisher_rated_rounds` are the rounds the person publishing rated in; `biased` the
+    systems with which the judge is surely biased beyond the policy's margin."""
     if not board.judge_versions:
         return Decision(False, Refusal.NO_RUNS, None)
     if len(board.judge_versions) > 1:
@@ -105,4 +111,6 @@ def publish_decision(
     changed = rubric_changes.get(evaluation.round_id, 0)
     if changed and not allow_rubric_changes:
         return Decision(False, Refusal.RUBRICS_CHANGED, evaluation, changed)
+    if biased:
+        return Decision(False, Refusal.JUDGE_BIASED, evaluation, changed, tuple(biased))
     return Decision(True, None, evaluation, changed)

@@ -156,6 +156,12 @@ def refusal_text(decision, evaluation=None, judge: str = "") -> str:
             "the benchmark's gate policy has changed since. Record a new evaluation under "
             "the policy in force before publishing."
         ) % {**values, "rule": evaluation.get_rule_display(), "t": _percent(evaluation.threshold)}
+    if refusal == Refusal.JUDGE_BIASED:
+        return _(
+            "The experts' votes in the round %(round)s show %(judge)s surely more lenient or "
+            "strict than the gate allows with: %(systems)s. Its scores for them would "
+            "mislead; see the corrected board."
+        ) % {**values, "systems": ", ".join(decision.biased)}
     if refusal == Refusal.PUBLISHER_RATED:
         return (
             _(

@@ -92,8 +92,15 @@ def _order(item: tuple[str, PPIMean]) -> tuple:
     return (fit.corrected is None, -(fit.corrected or 0.0), name)
 
 
-def corrected_board(*, board: BoardRuns, round_: ReviewRound, profile: str) -> dict:
-    """The corrected board of `board` by `round_` under `profile` (see the module)."""
+def corrected_board(
+    *,
+    board: BoardRuns,
+    round_: ReviewRound,
+    profile: str,
+    bias_margin: float = DEFAULT_BIAS_MARGIN,
+) -> dict:
+    """The corrected board of `board` by `round_` under `profile` (see the module); the
+    systems whose judge bias lies wholly outside +-`bias_margin` points are named."""
     profile = Profile(profile)
     inputs = corrected_inputs(board=board, round_=round_)
     rows, overall_fits = [], {}
@@ -158,10 +165,10 @@ def corrected_board(*, board: BoardRuns, round_: ReviewRound, profile: str) -> d
             "df": bias.df,
             "largest": largest,
             "reason": bias.reason,
-            "margin": DEFAULT_BIAS_MARGIN,
+            "margin": bias_margin,
             "beyond_margin": [
                 {"system": name, "bias": value, "ci_low": low, "ci_high": high}
-                for name, value, low, high in bias_beyond(overall_fits)
+                for name, value, low, high in bias_beyond(overall_fits, margin=bias_margin)
             ],
         },
         "produced_by": f"Concord {CONCORD_VERSION}",

@@ -34,6 +34,17 @@ class GatePolicy(models.Model):
             "the human majority needs independent votes."
         ),
     )
+    max_bias_points = models.FloatField(
+        _("largest judge bias allowed (points)"),
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(0.0), MaxValueValidator(100.0)],
+        help_text=_(
+            "Empty: no condition. Otherwise a board is refused when the experts' votes show "
+            "the judge surely more lenient or strict than this with a system (the confidence "
+            "interval of its bias lies wholly outside it), on the deciding round."
+        ),
+    )
     allow_rubric_changes = models.BooleanField(
         _("publish boards whose rubrics changed since the evaluated round"),
         default=False,

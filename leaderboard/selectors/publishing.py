@@ -4,6 +4,8 @@ benchmark and the rubric changes since each evaluated round, read for `publish_d
 from collections import defaultdict
 
 from annotation.models import Assignment, RubricVersion
+from judging.scoring import Profile
+from leaderboard.corrected.board import corrected_board
 from leaderboard.gate_policy import Board, Decision, Evaluation, publish_decision
 from leaderboard.models import GateEvaluation, LeaderboardSnapshot
 from leaderboard.selectors.boards import BoardRuns
@@ -52,9 +54,18 @@ def rubric_changes_since(*, board: BoardRuns, rounds) -> dict[int, int]:
     return changes
 
 
-def publish_state(*, board: BoardRuns, user=None) -> tuple[Decision, GateEvaluation | None]:
-    """The gate policy's decision on publishing `board` (by `user`, when known), and the
-    evaluation it rests on."""
+def biased_systems(*, board: BoardRuns, round_, profile: str, margin: float) -> tuple[str, ...]:
+    """The systems with which the board's judge is surely biased beyond `margin` points,
+    on the experts' votes of `round_` (the corrected board's bias intervals)."""
+    corrected = corrected_board(board=board, round_=round_, profile=profile, bias_margin=margin)
+    return tuple(row["system"] for row in corrected["bias_test"]["beyond_margin"])
+
+
+def publish_state(
+    *, board: BoardRuns, user=None, profile: str = Profile.HEARTBENCH.value
+) -> tuple[Decision, GateEvaluation | None]:
+    """The gate policy's decision on publishing `board` under `profile` (by `user`, when
+    known), and the evaluation it rests on."""
     versions = {run.judge_version_id for run in board.runs}
     evaluations = version_evaluations(benchmark=board.benchmark, judge_version_ids=versions)
     rounds = {e.round_id: e.round for e in evaluations}.values()
@@ -70,14 +81,21 @@ def publish_state(*, board: BoardRuns, user=None) -> tuple[Decision, GateEvaluat
         if user is not None and getattr(user, "pk", None) and rounds
         else set()
     )
-    decision = publish_decision(
-        Board(judge_versions=frozenset(versions), finished=board.finished),
-        [_policy_view(e) for e in evaluations],
-        rubric_changes=rubric_changes_since(board=board, rounds=rounds) if rounds else {},
-        allow_rubric_changes=policy.allow_rubric_changes,
-        policy=(policy.rule, policy.threshold),
-        publisher_rated_rounds=frozenset(raters),
-    )
+    facts = {
+        "rubric_changes": rubric_changes_since(board=board, rounds=rounds) if rounds else {},
+        "allow_rubric_changes": policy.allow_rubric_changes,
+        "policy": (policy.rule, policy.threshold),
+        "publisher_rated_rounds": frozenset(raters),
+    }
+    shown = Board(judge_versions=frozenset(versions), finished=board.finished)
+    views = [_policy_view(e) for e in evaluations]
+    decision = publish_decision(shown, views, **facts)
+    if decision.allowed and policy.max_bias_points is not None:
+        deciding = next(e for e in evaluations if e.pk == decision.evaluation.id)
+        biased = biased_systems(
+            board=board, round_=deciding.round, profile=profile, margin=policy.max_bias_points
+        )
+        decision = publish_decision(shown, views, **facts, biased=biased)
     chosen = decision.evaluation
     return decision, next((e for e in evaluations if chosen and e.pk == chosen.id), None)
 

@@ -139,7 +139,7 @@ def leaderboard_publish(*, board: BoardRuns, profile: str, user) -> LeaderboardS
     """Publish the board under `profile` if the gate policy allows it (see gate_policy),
     keeping its rows, runs, judge version, the evaluation it rests on and any notice of
     changed rubrics. Raises PublishRefused with the decision and its reason otherwise."""
-    decision, evaluation = publish_state(board=board, user=user)
+    decision, evaluation = publish_state(board=board, user=user, profile=profile)
     if not decision.allowed:
         raise PublishRefused(decision, refusal_text(decision, evaluation))
     rows = stored_leaderboard_rows(board=board, profile=profile)

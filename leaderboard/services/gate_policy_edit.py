@@ -22,12 +22,26 @@ def _state(policy: GatePolicy) -> dict:
         "rule": policy.rule,
         "threshold": policy.threshold,
         "allow_rubric_changes": policy.allow_rubric_changes,
+        "min_raters": policy.min_raters,
+        "max_bias_points": policy.max_bias_points,
     }
 
 
+UNCHANGED = object()
+
+
 def gate_policy_set(
-    *, benchmark: Benchmark, rule: str, threshold: float, allow_rubric_changes: bool, user
+    *,
+    benchmark: Benchmark,
+    rule: str,
+    threshold: float,
+    allow_rubric_changes: bool,
+    user,
+    min_raters=UNCHANGED,
+    max_bias_points=UNCHANGED,
 ) -> GatePolicy:
+    """Set the policy; `min_raters` and `max_bias_points` (None: no bias condition) stay as
+    they are unless given."""
     if rule not in GatePolicy.Rule.values:
         raise GatePolicyInvalid(
             _("Unknown rule “%(rule)s”: choose one of %(rules)s.")
@@ -38,12 +52,26 @@ def gate_policy_set(
             _("The threshold must be between %(low)s%% and 100%%; it was %(value)s%%.")
             % {"low": round(100 * MINIMUM_THRESHOLD), "value": f"{100 * threshold:g}"}
         )
+    if min_raters is not UNCHANGED and not 1 <= int(min_raters) <= 20:
+        raise GatePolicyInvalid(
+            _("The minimum raters per item must be between 1 and 20; it was %(n)s.")
+            % {"n": min_raters}
+        )
+    if max_bias_points not in (UNCHANGED, None) and not 0 <= float(max_bias_points) <= 100:
+        raise GatePolicyInvalid(
+            _("The largest judge bias must be between 0 and 100 points; it was %(n)s.")
+            % {"n": max_bias_points}
+        )
     with transaction.atomic():
         # get_or_create: two first saves at once meet on the one-to-one row, not in a 500.
         policy, _created = GatePolicy.objects.select_for_update().get_or_create(benchmark=benchmark)
         before = _state(policy)
         policy.rule, policy.threshold = rule, threshold
         policy.allow_rubric_changes = allow_rubric_changes
+        if min_raters is not UNCHANGED:
+            policy.min_raters = int(min_raters)
+        if max_bias_points is not UNCHANGED:
+            policy.max_bias_points = None if max_bias_points is None else float(max_bias_points)
         after = _state(policy)
         if before == after:
             return policy

@@ -7,7 +7,7 @@ from accounts.access import permission_needed
 from annotation.selectors.benchmarks import benchmark_get
 from leaderboard.forms import GatePolicyForm
 from leaderboard.selectors.evidence import gate_policy
-from leaderboard.services.gate_policy_edit import GatePolicyInvalid, gate_policy_set
+from leaderboard.services.gate_policy_edit import UNCHANGED, GatePolicyInvalid, gate_policy_set
 
 CHANGE = "leaderboard.change_gatepolicy"
 
@@ -26,6 +26,10 @@ def gate_policy_page(request: HttpRequest, slug: str) -> HttpResponse:
                     rule=form.cleaned_data["rule"],
                     threshold=float(form.cleaned_data["threshold_percent"]) / 100,
                     allow_rubric_changes=form.cleaned_data["allow_rubric_changes"],
+                    min_raters=UNCHANGED
+                    if form.cleaned_data["min_raters"] is None
+                    else form.cleaned_data["min_raters"],
+                    max_bias_points=form.cleaned_data["max_bias_points"],
                     user=request.user,
                 )
             except GatePolicyInvalid as exc:

@@ -47,7 +47,7 @@ def leaderboard_page(request: HttpRequest, slug: str) -> HttpResponse:
         problem = str(exc)
     if chosen is not None:
         rows = stored_leaderboard_rows(board=chosen, profile=profile)
-        decision, evaluation = publish_state(board=chosen, user=request.user)
+        decision, evaluation = publish_state(board=chosen, user=request.user, profile=profile)
         version = chosen.judge_version
         state = {
             "allowed": decision.allowed,

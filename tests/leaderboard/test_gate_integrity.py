@@ -307,3 +307,31 @@ def test_publishing_on_the_page_asks_for_confirmation_and_the_badge_follows(
     assert 'id="unpublished"' not in page and f"#{snapshot.pk}" in page
     published = client.get(reverse("leaderboard-snapshot", args=["gi", snapshot.pk]))
     assert "100.0%" in published.content.decode() and "1.000" not in published.content.decode()
+
+
+def test_a_bias_condition_refuses_a_judge_surely_biased_with_a_system(
+    world, researcher, coordinator
+):
+    benchmark, experts = world
+    # The judge calls the catastrophic fourth criterion met where the experts do not: 75%
+    # agreement passes, but its scores for the system are far below the experts'.
+    rate(open_round(benchmark, experts, "A"), experts, agreeing=3)
+    assert record(researcher, "A").json()["passed"] is True
+    url = reverse("api-leaderboards", args=["gi"])
+    GatePolicy.objects.update_or_create(benchmark=benchmark, defaults={"max_bias_points": 5.0})
+    refused = api(coordinator).post(url, {"judge": "judge"}, format="json")
+    assert refused.status_code == 409 and refused.json()["refusal"] == "judge_biased"
+    assert "Sys" in refused.json()["detail"]
+    GatePolicy.objects.filter(benchmark=benchmark).update(max_bias_points=None)
+    assert api(coordinator).post(url, {"judge": "judge"}, format="json").status_code == 201
+
+
+def test_the_gate_policy_page_sets_the_raters_and_the_bias_condition(world, coordinator):
+    benchmark, _experts = world
+    client = client_for(coordinator)
+    form = {"rule": "point", "threshold_percent": "75", "min_raters": "4", "max_bias_points": "7.5"}
+    client.post(reverse("gate-policy", args=["gi"]), form)
+    policy = GatePolicy.objects.get(benchmark=benchmark)
+    assert (policy.min_raters, policy.max_bias_points) == (4, 7.5)
+    client.post(reverse("gate-policy", args=["gi"]), {**form, "max_bias_points": ""})
+    assert GatePolicy.objects.get(benchmark=benchmark).max_bias_points is None
