@@ -2,7 +2,7 @@
 whose rubric changed. One transaction: a file with any error writes nothing."""
 
 import uuid
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 
 from django.db import transaction
@@ -67,9 +67,16 @@ class _PendingVersion:
 
 class _BenchmarkImporter:
     def __init__(
-        self, *, benchmark: Benchmark, user, difficulty: str | None, change_difficulty: bool
+        self,
+        *,
+        benchmark: Benchmark,
+        user,
+        difficulty: str | None,
+        change_difficulty: bool,
+        parse: Callable[..., QuestionRow] = parse_question,
     ) -> None:
         self.benchmark = benchmark
+        self.parse = parse
         self.difficulty = difficulty
         self.change_difficulty = change_difficulty
         self.difficulty_changes: list[dict] = []
@@ -109,7 +116,7 @@ class _BenchmarkImporter:
                     "per system with import_responses, not with the benchmark"
                 )
             try:
-                row = parse_question(item.value, self.difficulty)
+                row = self.parse(item.value, self.difficulty)
             except RowInvalid as exc:
                 self.issues.add(item.number, exc.message, exc.field)
                 continue
@@ -306,11 +313,13 @@ def benchmark_import(
     benchmark_name: str = "",
     difficulty: str | None = None,
     change_difficulty: bool = False,
+    parse: Callable[..., QuestionRow] = parse_question,
 ) -> BenchmarkImportSummary:
     """Read a question file into the benchmark (created if new). `difficulty`, if given, is
     that of every case in the file (rows may leave theirs out). A case that exists with
     another difficulty is refused (an error on its line) unless `change_difficulty`: then
-    it is changed, and each change is in the audit log.
+    it is changed, and each change is in the audit log. `parse` reads one row of another
+    format into a question (HealthBench's: annotation.services.healthbench_import).
 
     Raises ImportRejected, with every problem located by line and field, and leaves the
     database exactly as it was when the file has any error.
@@ -324,6 +333,7 @@ def benchmark_import(
             user=user,
             difficulty=difficulty,
             change_difficulty=change_difficulty,
+            parse=parse,
         )
         summary = importer.run(chunks)
         if importer.difficulty_changes:

@@ -3,10 +3,16 @@ from django.core.management.base import BaseCommand
 from annotation.importing.questions import DIFFICULTIES
 from annotation.management.commands._importing import run_import
 from annotation.services.benchmark_import import benchmark_import
+from annotation.services.healthbench_import import healthbench_import
+
+FORMATS = {"heartbench": benchmark_import, "healthbench": healthbench_import}
 
 
 class Command(BaseCommand):
-    help = "Import a benchmark question file (HeartBench JSON Lines format)."
+    help = (
+        "Import a benchmark question file (HeartBench JSON Lines format, or HealthBench's "
+        "with --format healthbench)."
+    )
 
     def add_arguments(self, parser) -> None:
         parser.add_argument("path")
@@ -25,6 +31,13 @@ class Command(BaseCommand):
             "normal and hard score changes; each change is audited); without it such cases "
             "are refused",
         )
+        parser.add_argument(
+            "--format",
+            choices=sorted(FORMATS),
+            default="heartbench",
+            help="the file's format: HeartBench questions (the default) or HealthBench examples "
+            "(prompt_id, prompt, rubrics, example_tags, ideal_completions_data)",
+        )
         parser.add_argument("--json", action="store_true", help="print one JSON summary")
 
     def handle(
@@ -36,13 +49,14 @@ class Command(BaseCommand):
         difficulty,
         change_difficulty: bool,
         json: bool,
+        format: str = "heartbench",
         **options,
     ) -> None:
         summary = run_import(
             self,
             path,
             json,
-            lambda chunks: benchmark_import(
+            lambda chunks: FORMATS[format](
                 chunks=chunks,
                 benchmark_slug=benchmark,
                 benchmark_name=name,
