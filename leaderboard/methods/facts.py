@@ -7,6 +7,7 @@ from collections import Counter
 
 from annotation.models import AuditEvent, ExpertProfile
 from config.version import CONCORD_VERSION
+from leaderboard.methods.corrected import corrected_scores
 from leaderboard.methods.text import CITATIONS, citation_keys
 from leaderboard.models import LeaderboardSnapshot
 from leaderboard.selectors.agreement import rater_pseudonyms
@@ -76,7 +77,14 @@ def _sample(evidence: Evidence) -> dict:
         .order_by("created", "pk")
         .values_list("details", flat=True)
     )
+    opened = AuditEvent.objects.filter(
+        action=AuditEvent.Action.ROUND_OPENED,
+        benchmark=round_.benchmark,
+        details__round=round_.name,
+    ).exists()
     return {
+        # Made by importing votes collected elsewhere, not opened (and sampled) by Concord.
+        "imported": not opened,
         "items": evidence.items,
         "fraction": round_.fraction,
         "seed": round_.seed,
@@ -119,19 +127,23 @@ def _judge(evidence: Evidence) -> dict | None:
     }
 
 
-def _bundle(evidence: Evidence) -> dict | None:
+def _published(evidence: Evidence) -> LeaderboardSnapshot | None:
     """The newest published leaderboard whose gate evaluation read this round for this judge
-    version, with its bundle's SHA-256 (None: not published)."""
+    version."""
     version = evidence.judge_version
     if version is None:
         return None
-    snapshot = (
+    return (
         LeaderboardSnapshot.objects.filter(
             benchmark=evidence.benchmark, judge_version=version, gate__round=evidence.round
         )
         .order_by("-created", "-pk")
         .first()
     )
+
+
+def _bundle(snapshot: LeaderboardSnapshot | None) -> dict | None:
+    """The published leaderboard's number and its bundle's SHA-256 (None: not published)."""
     if snapshot is None:
         return None
     from leaderboard.bundles.citation import bundle_hash  # may build the bundle: when needed
@@ -145,6 +157,7 @@ def methods_facts(evidence: Evidence) -> dict:
     if evidence.report is None:
         raise MethodsUnavailable(evidence.problem)
     report = evidence.report
+    published = _published(evidence)
     facts = {**evidence_header(evidence), **{key: report[key] for key in REPORT_KEYS}}
     facts.update(
         units_total=len(evidence.units),
@@ -152,9 +165,11 @@ def methods_facts(evidence: Evidence) -> dict:
         sample=_sample(evidence),
         judge=_judge(evidence),
         concord_version=CONCORD_VERSION,
-        bundle=_bundle(evidence),
-        # Corrected scores are not part of the agreement evidence; they are left out.
-        corrected=None,
+        bundle=_bundle(published),
+        # Under the published board's scoring profile, else the leaderboard's default.
+        corrected=corrected_scores(
+            evidence, **({"profile": published.profile} if published else {})
+        ),
     )
     facts["citations"] = [CITATIONS[key] for key in citation_keys(facts)]
     return facts

@@ -35,6 +35,8 @@ PHRASES = {
     "difficulty_shown": "; the cases' difficulty was shown to the raters.",
     "verdict_readers": " However, at least one rater of this round was allowed to read the "
     "judge's verdicts elsewhere in Concord.",
+    "blinding_imported": "The votes of this round were collected outside Concord, which holds "
+    "no record of how the raters were blinded.",
     # Sample
     "h_sample": "Sample.",
     "sample": "The round drew {fraction} of the responses of {systems} (responses whose "
@@ -45,6 +47,9 @@ PHRASES = {
     "extended": " The round was opened at {first} and extended to {fraction}; the responses "
     "an extension added were drawn by the same rule from those not yet sampled, with seed "
     "{seed1}.",
+    "sample_imported": "The votes of this round were imported from a file: its {items} "
+    "responses ({fraction} of the responses of {systems}) were chosen outside Concord, which "
+    "holds no record of how they were drawn.",
     "sample_size": " The sample holds {items} responses.",
     "calibration": " This was a calibration round.",
     # Units
@@ -59,10 +64,14 @@ PHRASES = {
     "majority": "The reference label of a unit is the majority of the experts' current votes "
     "({need} of {per_item} with {per_item} raters). An even split is a tie and is never "
     "broken by guessing.",
-    "excluded": " Left out of the judge's agreement: {ties} tied units, {none} units without "
-    "votes, {failed} whose judge call failed, {missing} the judge did not judge, {other} "
-    "judged on another rubric version, and {short} rated by fewer than {min} experts; "
-    "{n} units remain.",
+    "excluded": " Left out of the judge's agreement: {list}; {n} units remain.",
+    "excluded_none": " No unit was left out of the judge's agreement: {n} units.",
+    "excl_ties": "{k} tied units",
+    "excl_none": "{k} units without votes",
+    "excl_failed": "{k} whose judge call failed",
+    "excl_missing": "{k} the judge did not judge",
+    "excl_other": "{k} judged on another rubric version",
+    "excl_short": "{k} rated by fewer than {min} experts",
     # Reliability
     "h_reliability": "Inter-rater reliability.",
     "reliability": "Among the experts, Fleiss' κ was {fleiss} (on the {fleiss_units} units "
@@ -105,6 +114,15 @@ PHRASES = {
     "refusal_rater_reads_verdicts": "a rater in the round {round} could read the judge's verdicts.",
     "refusal_publisher_rated": "the person recording the evaluation rated in the round.",
     "refusal_other": "of the refusal {code}.",
+    # Corrected scores
+    "h_corrected": "Corrected scores.",
+    "corrected": "Scores corrected by the experts' votes with prediction-powered inference "
+    "(PPI++, {profile} scoring; {labelled} of the {sampled} sampled responses had a majority "
+    "on every criterion): {rows}.",
+    "corrected_row": "{system}, judge {judge}, corrected {corrected} ({level} CI {low}–{high})",
+    "corrected_row_none": "{system}, no corrected score",
+    "corrected_sep": "; ",
+    "bias_test": " A test of equal judge bias across systems gave p = {p} (df {df}).",
     # Judge
     "h_judge": "Judge.",
     "judge": "The judge was {label}: model {model}, prompt {prompt}, temperature {temperature}, "

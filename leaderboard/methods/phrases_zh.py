@@ -32,6 +32,7 @@ PHRASES = {
     "difficulty_hidden": "；题目难度也不向专家显示。",
     "difficulty_shown": "；题目难度向专家显示。",
     "verdict_readers": "但本轮至少有一名评分者有权在 Concord 的其他页面查看评审模型的判定。",
+    "blinding_imported": "本轮评分是在 Concord 之外收集的，Concord 中没有评分者盲法的记录。",
     # Sample
     "h_sample": "样本。",
     "sample": "本轮从 {systems} 的回答中抽取了 {fraction}（生成失败的回答和尚无评分细则的题目"
@@ -39,6 +40,8 @@ PHRASES = {
     "层，层内以随机种子 {seed} 对回答随机排列后选取。",
     "extended": "本轮开放时的抽样比例为 {first}，之后扩展至 {fraction}；扩展新增的回答按同一"
     "规则从尚未抽中的回答中抽取，随机种子为 {seed1}。",
+    "sample_imported": "本轮的评分从文件导入：其中 {items} 个回答（占 {systems} 回答的 "
+    "{fraction}）是在 Concord 之外选取的，Concord 中没有抽样方式的记录。",
     "sample_size": "样本共含 {items} 个回答。",
     "calibration": "本轮为校准轮次。",
     # Units
@@ -52,9 +55,14 @@ PHRASES = {
     "h_majority": "参照标准。",
     "majority": "每个单元的参照标签为专家当前评分的多数意见（{per_item} 名评分者时需 {need} 票"
     "一致）。票数相等即为平票，平票不作猜测性裁定。",
-    "excluded": "计算评审模型一致性时排除了：{ties} 个平票单元、{none} 个无人评分的单元、"
-    "{failed} 个评审模型调用失败的单元、{missing} 个评审模型未评的单元、{other} 个基于其他"
-    "评分细则版本评判的单元，以及 {short} 个评分专家少于 {min} 名的单元；余下 {n} 个单元。",
+    "excluded": "计算评审模型一致性时排除了：{list}；余下 {n} 个单元。",
+    "excluded_none": "计算评审模型一致性时没有排除任何单元，共 {n} 个单元。",
+    "excl_ties": "{k} 个平票单元",
+    "excl_none": "{k} 个无人评分的单元",
+    "excl_failed": "{k} 个评审模型调用失败的单元",
+    "excl_missing": "{k} 个评审模型未评的单元",
+    "excl_other": "{k} 个基于其他评分细则版本评判的单元",
+    "excl_short": "{k} 个评分专家少于 {min} 名的单元",
     # Reliability
     "h_reliability": "评分者间信度。",
     "reliability": "专家之间的 Fleiss κ 为 {fleiss}（基于评分数为常见人数的 {fleiss_units} "
@@ -94,6 +102,15 @@ PHRASES = {
     "refusal_rater_reads_verdicts": "专家标注轮次 {round} 中有评分者能看到评审模型的判定。",
     "refusal_publisher_rated": "记录此次评估的人在该轮次中参与了评分。",
     "refusal_other": "拒绝代码 {code}。",
+    # Corrected scores
+    "h_corrected": "校正分数。",
+    "corrected": "以专家评分通过预测驱动推断校正的分数（PPI++，{profile} 计分；{sampled} 个抽样"
+    "回答中有 {labelled} 个的每条评分标准都有多数意见）：{rows}。",
+    "corrected_row": "{system}：评审模型 {judge}，校正后 {corrected}（{level} 置信区间 "
+    "{low}–{high}）",
+    "corrected_row_none": "{system}：无校正分数",
+    "corrected_sep": "；",
+    "bias_test": "各系统评审模型偏差相等的检验：p = {p}（自由度 {df}）。",
     # Judge
     "h_judge": "评审模型。",
     "judge": "评审模型为 {label}：模型 {model}，提示词 {prompt}，温度 {temperature}，随机种子 "

@@ -74,6 +74,8 @@ def _space(w: Writer) -> str:
 
 def _blinding(w: Writer, facts: dict) -> str:
     shown = facts["sample"]["difficulty_shown"]
+    if facts["sample"].get("imported"):
+        return w.paragraph("h_blinding", w.say("blinding_imported"))
     text = w.say("blinding") + w.say("difficulty_shown" if shown else "difficulty_hidden")
     current = (facts["gate"].get("rounds") or [{}])[-1]
     if current.get("raters_read_verdicts"):
@@ -83,6 +85,14 @@ def _blinding(w: Writer, facts: dict) -> str:
 
 def _sample(w: Writer, facts: dict) -> str:
     sample = facts["sample"]
+    if sample.get("imported"):
+        text = w.say(
+            "sample_imported",
+            items=sample["items"],
+            fraction=percent(sample["fraction"]),
+            systems=w.raw(w.listing(sample["systems"])),
+        )
+        return w.paragraph("h_sample", text)
     text = w.say(
         "sample",
         fraction=percent(sample["fraction"]),
@@ -118,21 +128,26 @@ def _units(w: Writer, facts: dict) -> str:
     return w.paragraph("h_units", text)
 
 
+_EXCLUDED = (
+    ("excl_ties", "ties"),
+    ("excl_none", "no_consensus"),
+    ("excl_failed", "judge_failed"),
+    ("excl_missing", "judge_missing"),
+    ("excl_other", "judge_other_version"),
+)
+
+
 def _majority(w: Writer, facts: dict) -> str:
     per_item = facts["raters"]["raters_per_item"]
     excluded = facts["excluded"]
     text = w.say("majority", need=per_item // 2 + 1, per_item=per_item)
-    text += w.say(
-        "excluded",
-        ties=excluded["ties"],
-        none=excluded["no_consensus"],
-        failed=excluded["judge_failed"],
-        missing=excluded["judge_missing"],
-        other=excluded["judge_other_version"],
-        short=facts["short_of_raters"],
-        min=facts["min_raters"],
-        n=facts["units"],
-    )
+    parts = [w.say(key, k=excluded[name]) for key, name in _EXCLUDED if excluded.get(name)]
+    if facts["short_of_raters"]:
+        parts.append(w.say("excl_short", k=facts["short_of_raters"], min=facts["min_raters"]))
+    if parts:
+        text += w.say("excluded", list=w.raw(w.join(parts)), n=facts["units"])
+    else:
+        text += w.say("excluded_none", n=facts["units"])
     return w.paragraph("h_majority", text)
 
 
@@ -234,6 +249,42 @@ def _gate(w: Writer, facts: dict) -> str:
     return w.paragraph("h_gate", text)
 
 
+def _score(value: float | None) -> str | None:
+    # As the corrected board's page writes scores (two decimals).
+    return None if value is None else f"{value:.2f}"
+
+
+def _corrected_row(w: Writer, row: dict, level: str) -> str:
+    if row["corrected"] is None:
+        return w.say("corrected_row_none", system=row["system"])
+    return w.say(
+        "corrected_row",
+        system=row["system"],
+        judge=_score(row["judge"]),
+        corrected=_score(row["corrected"]),
+        level=level,
+        low=_score(row["ci_low"]),
+        high=_score(row["ci_high"]),
+    )
+
+
+def _corrected(w: Writer, facts: dict) -> str:
+    corrected = facts["corrected"]
+    level = percent(corrected["confidence"]).replace(".0%", "%")
+    rows = w.words["corrected_sep"].join(_corrected_row(w, row, level) for row in corrected["rows"])
+    text = w.say(
+        "corrected",
+        profile=corrected["profile"],
+        labelled=corrected["labelled_responses"],
+        sampled=corrected["sampled_responses"],
+        rows=w.raw(rows),
+    )
+    test = corrected["bias_test"]
+    if test["p_value"] is not None:
+        text += w.say("bias_test", p=f"{test['p_value']:.3g}", df=test["df"])
+    return w.paragraph("h_corrected", text)
+
+
 def _judge(w: Writer, facts: dict) -> str:
     judge = facts["judge"]
     text = w.say(
@@ -281,5 +332,6 @@ def methods_text(facts: dict, *, lang: str = "en", fmt: str = "md") -> str:
     title = w.say("title")
     heading = f"\\section*{{{title}}}" if fmt == "tex" else f"## {title}"
     sections = [_raters, _blinding, _sample, _units, _majority, _reliability, _agreement]
-    sections += [_gate] + ([_judge] if facts.get("judge") else []) + [_software, _references]
+    sections += [_gate] + ([_corrected] if facts.get("corrected") else [])
+    sections += ([_judge] if facts.get("judge") else []) + [_software, _references]
     return "\n\n".join([heading, *(section(w, facts) for section in sections)]) + "\n"

@@ -100,6 +100,12 @@ class Writer:
             return "".join(names)
         return self.words["list_sep"].join(names[:-1]) + self.words["and"] + names[-1]
 
+    def join(self, parts: list[str]) -> str:
+        """Phrases already written, as one list: "a, b and c" or "a、b、c"."""
+        if self.lang != "en" or len(parts) < 2:
+            return self.words["list_sep"].join(parts)
+        return ", ".join(parts[:-1]) + " and " + parts[-1]
+
     def raw(self, text: str) -> "Raw":
         return Raw(text)
 

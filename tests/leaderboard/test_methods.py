@@ -113,7 +113,10 @@ def test_raters_expertise_and_pay_come_from_their_profiles_and_the_round(data, c
     assert "No speciality is recorded for 1 of them." in text
     assert "a piece rate of 8.50 per item rated, 1 of them at a rate of their own." in text
     assert methods["sample"]["systems"] == ["Sys"] and methods["sample"]["fraction"] == 1.0
-    assert "The round drew 100.0% of the responses of Sys" in text
+    assert (
+        "The round drew 100.0% of the responses of Sys" in text
+        and not methods["sample"]["imported"]
+    )
     assert "random permutation seeded with 20251" in text
 
 

@@ -77,6 +77,7 @@ FACTS = {
         "own_rates": 1,
     },
     "sample": {
+        "imported": False,
         "items": 40,
         "fraction": 0.3,
         "seed": 20251,
@@ -241,8 +242,78 @@ def test_citations_follow_the_methods_used():
     assert "an anytime-valid sequential test (a betting e-process, α = 0.05)" in text
     assert "read 25 settled items" in text and "no decision yet" in text and "61.0–93.0%" in text
     assert "Outcome: the gate did not pass." in text
-    corrected = methods_text(facts(corrected={"rows": []}), lang="en", fmt="md")
+    corrected = methods_text(facts(corrected=CORRECTED), lang="en", fmt="md")
     assert CITATIONS["angelopoulos2023"] in corrected
+
+
+CORRECTED = {
+    "profile": "heartbench",
+    "round": "Pilot_1",
+    "method": "PPI++ mean per response",
+    "confidence": 0.95,
+    "sampled_responses": 40,
+    "labelled_responses": 37,
+    "rows": [
+        {
+            "system": "Model A",
+            "judge": 71.234,
+            "corrected": 68.5,
+            "ci_low": 63.004,
+            "ci_high": 73.996,
+            "bias": 2.734,
+            "bias_ci_low": 0.1,
+            "bias_ci_high": 5.3,
+            "labelled": 20,
+            "effective_n": 31.2,
+            "reason": None,
+        },
+        {
+            "system": "Model B",
+            "judge": 50.0,
+            "corrected": None,
+            "ci_low": None,
+            "ci_high": None,
+            "bias": None,
+            "bias_ci_low": None,
+            "bias_ci_high": None,
+            "labelled": 4,
+            "effective_n": None,
+            "reason": "too_few_labelled",
+        },
+    ],
+    "bias_test": {"p_value": 0.04321, "df": 1},
+}
+
+
+def test_corrected_scores_are_stated_when_present():
+    english = methods_text(facts(corrected=CORRECTED), lang="en", fmt="md")
+    assert "**Corrected scores.** Scores corrected by the experts' votes" in english
+    assert "37 of the 40 sampled responses" in english
+    assert "Model A, judge 71.23, corrected 68.50 (95% CI 63.00–74.00); Model B, no corrected" in (
+        english
+    )
+    assert "p = 0.0432 (df 1)" in english and "Angelopoulos, A. N." in english
+    chinese = methods_text(facts(corrected=CORRECTED), lang="zh-hans", fmt="tex")
+    assert r"Model A：评审模型 71.23，校正后 68.50（95\% 置信区间 63.00–74.00）" in chinese
+    assert "\\paragraph{校正分数。}" in chinese
+    assert "Corrected scores" not in methods_text(FACTS, lang="en", fmt="md")
+
+
+def test_an_extended_round_says_how_it_grew():
+    grown = facts(
+        sample={
+            **FACTS["sample"],
+            "fraction": 0.4,
+            "first_fraction": 0.3,
+            "extensions": [{"from": 0.3, "to": 0.4, "added": 12}],
+            "extension_seed": 20252,
+        }
+    )
+    english = methods_text(grown, lang="en", fmt="md")
+    assert "The round drew 40.0% of the responses" in english
+    assert "opened at 30.0% and extended to 40.0%" in english and "with seed 20252" in english
+    chinese = methods_text(grown, lang="zh-hans", fmt="md")
+    assert "本轮开放时的抽样比例为 30.0%，之后扩展至 40.0%" in chinese
 
 
 def test_refusals_unpublished_boards_and_missing_settings_are_said():
@@ -292,3 +363,29 @@ def test_blinding_says_when_a_rater_could_read_the_verdicts():
     assert "because a rater in the round Pilot\\_1 could read the judge's verdicts." in english
     assert "allowed to read" not in methods_text(FACTS, lang="en", fmt="md")
     assert "有权在 Concord 的其他页面查看评审模型的判定" in methods_text(readers, lang="zh-hans")
+
+
+def test_only_what_was_left_out_is_listed():
+    english = methods_text(FACTS, lang="en", fmt="md")
+    assert (
+        "Left out of the judge's agreement: 12 units without votes, 3 whose judge call failed "
+        "and 4 rated by fewer than 3 experts; 301 units remain."
+    ) in english
+    assert "tied units" not in english
+    chinese = methods_text(FACTS, lang="zh-hans", fmt="md")
+    assert (
+        "计算评审模型一致性时排除了：12 个无人评分的单元、3 个评审模型调用失败的单元、"
+        "4 个评分专家少于 3 名的单元；余下 301 个单元。"
+    ) in chinese
+    nothing = facts(excluded=dict.fromkeys(FACTS["excluded"], 0), short_of_raters=0)
+    assert "No unit was left out of the judge's agreement: 301 units." in methods_text(nothing)
+
+
+def test_an_imported_round_does_not_claim_concords_sampling_or_blinding():
+    imported = facts(sample={**FACTS["sample"], "imported": True})
+    english = methods_text(imported, lang="en", fmt="md")
+    assert "were chosen outside Concord, which holds no record of how they were drawn" in english
+    assert "holds no record of how the raters were blinded" in english
+    assert "stratified" not in english and "without seeing which system" not in english
+    chinese = methods_text(imported, lang="zh-hans", fmt="md")
+    assert "在 Concord 之外选取" in chinese and "没有评分者盲法的记录" in chinese
