@@ -31,6 +31,7 @@ from leaderboard.stats import (
     percent_agreement_from_counts,
     wilson_interval,
 )
+from leaderboard.stats.chance_floor import chance_lower_bound
 from leaderboard.stats.reasons import GATE_NO_UNITS, NO_JUDGED_UNITS, NO_VOTES, RATER_NO_MAJORITY
 
 
@@ -185,6 +186,7 @@ def agreement_report(
     history: Sequence[RoundTallies] | None = None,
     min_raters: int = 1,
     short_of: int = 0,
+    chance_floor: tuple[str, float] | None = None,
 ) -> dict:
     """The report of `units`. `sequential` is the sequential test's state for the same
     round (leaderboard.sequential_evidence), kept in the report. `history` is the judge
@@ -192,7 +194,8 @@ def agreement_report(
     gate then decides on all of them, refusing a round it cannot read; without it, on these
     units alone. Units with fewer than `short_of` votes are left out of the judge's
     agreement (counted in `short_of_raters`); the experts' own statistics keep
-    every vote."""
+    every vote. `chance_floor` (a statistic of leaderboard.stats.chance_floor and its floor)
+    adds a condition: the statistic's cluster-robust lower bound must reach the floor."""
     undefined: dict[str, str] = {}
     encoded = _encode(units)
     majority, with_judge = encoded.majority, encoded.judge >= 0
@@ -273,6 +276,19 @@ def agreement_report(
         report["gate"] = history_report_gate(
             report["gate"], history, threshold=threshold, rule=rule, min_raters=min_raters
         )
+    if chance_floor is not None:
+        statistic, floor = chance_floor
+        bound = chance_lower_bound(
+            judge,
+            human,
+            [unit.response for unit in judged],
+            statistic=statistic,
+            resamples=resamples,
+            seed=seed,
+        )
+        reached = bound.lower is not None and bound.lower >= floor
+        report["gate"]["chance"] = {**bound.as_dict(), "floor": floor, "passed": reached}
+        report["gate"]["passed"] = report["gate"]["passed"] and reached
     for name, attribute in (
         ("by_ability", "ability"),
         ("by_category", "category"),

@@ -35,6 +35,20 @@ class GatePolicyForm(forms.Form):
         max_digits=4,
         required=False,
     )
+    chance_statistic = forms.ChoiceField(
+        label=GatePolicy._meta.get_field("chance_statistic").verbose_name,
+        choices=GatePolicy.Chance.choices,
+        required=False,
+    )
+    min_chance = forms.DecimalField(
+        label=GatePolicy._meta.get_field("min_chance").verbose_name,
+        help_text=GatePolicy._meta.get_field("min_chance").help_text,
+        min_value=Decimal(-1),
+        max_value=Decimal(1),
+        decimal_places=2,
+        max_digits=3,
+        required=False,
+    )
     allow_rubric_changes = forms.BooleanField(
         label=GatePolicy._meta.get_field("allow_rubric_changes").verbose_name,
         help_text=GatePolicy._meta.get_field("allow_rubric_changes").help_text,
@@ -49,6 +63,10 @@ class GatePolicyForm(forms.Form):
                 "threshold_percent": Decimal(str(round(100 * policy.threshold, 1))),
                 "allow_rubric_changes": policy.allow_rubric_changes,
                 "min_raters": policy.min_raters,
+                "chance_statistic": policy.chance_statistic,
+                "min_chance": None
+                if policy.min_chance is None
+                else Decimal(str(policy.min_chance)),
                 "max_bias_points": None
                 if policy.max_bias_points is None
                 else Decimal(str(policy.max_bias_points)),

@@ -45,6 +45,26 @@ class GatePolicy(models.Model):
             "interval of its bias lies wholly outside it), on the deciding round."
         ),
     )
+
+    class Chance(models.TextChoices):
+        NONE = "", _("none")
+        KAPPA = "cohen_kappa", _("Cohen's kappa")
+        AC1 = "gwet_ac1", _("Gwet's AC1 (when one verdict is far more common)")
+
+    chance_statistic = models.CharField(
+        _("chance-corrected condition"), max_length=12, choices=Chance.choices, blank=True
+    )
+    min_chance = models.FloatField(
+        _("its floor"),
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(-1.0), MaxValueValidator(1.0)],
+        help_text=_(
+            "Agreement alone can be high by chance when one verdict is common. With a "
+            "statistic and a floor, the gate also needs the statistic's lower bound "
+            "(clustered by response) to reach the floor, for example 0.6."
+        ),
+    )
     allow_rubric_changes = models.BooleanField(
         _("publish boards whose rubrics changed since the evaluated round"),
         default=False,

@@ -247,6 +247,9 @@ def agreement_evidence(
         history=history,
         min_raters=policy.min_raters,
         short_of=round_.raters_per_item if min_raters is None else min_raters,
+        chance_floor=(policy.chance_statistic, policy.min_chance)
+        if policy.chance_statistic and policy.min_chance is not None
+        else None,
     )
     return evidence
 

@@ -24,6 +24,8 @@ def _state(policy: GatePolicy) -> dict:
         "allow_rubric_changes": policy.allow_rubric_changes,
         "min_raters": policy.min_raters,
         "max_bias_points": policy.max_bias_points,
+        "chance_statistic": policy.chance_statistic,
+        "min_chance": policy.min_chance,
     }
 
 
@@ -39,9 +41,11 @@ def gate_policy_set(
     user,
     min_raters=UNCHANGED,
     max_bias_points=UNCHANGED,
+    chance=UNCHANGED,
 ) -> GatePolicy:
-    """Set the policy; `min_raters` and `max_bias_points` (None: no bias condition) stay as
-    they are unless given."""
+    """Set the policy; `min_raters`, `max_bias_points` (None: no bias condition) and
+    `chance` (a (statistic, floor) pair; None: no chance-corrected condition) stay as they
+    are unless given."""
     if rule not in GatePolicy.Rule.values:
         raise GatePolicyInvalid(
             _("Unknown rule “%(rule)s”: choose one of %(rules)s.")
@@ -62,6 +66,16 @@ def gate_policy_set(
             _("The largest judge bias must be between 0 and 100 points; it was %(n)s.")
             % {"n": max_bias_points}
         )
+    if chance not in (UNCHANGED, None):
+        statistic, floor = chance
+        if statistic not in GatePolicy.Chance.values or not statistic:
+            raise GatePolicyInvalid(
+                _("Unknown chance-corrected statistic “%(s)s”.") % {"s": statistic}
+            )
+        if floor is None or not -1 <= float(floor) <= 1:
+            raise GatePolicyInvalid(
+                _("Give the chance-corrected floor as a number between -1 and 1.")
+            )
     with transaction.atomic():
         # get_or_create: two first saves at once meet on the one-to-one row, not in a 500.
         policy, _created = GatePolicy.objects.select_for_update().get_or_create(benchmark=benchmark)
@@ -72,6 +86,9 @@ def gate_policy_set(
             policy.min_raters = int(min_raters)
         if max_bias_points is not UNCHANGED:
             policy.max_bias_points = None if max_bias_points is None else float(max_bias_points)
+        if chance is not UNCHANGED:
+            policy.chance_statistic = chance[0] if chance else ""
+            policy.min_chance = float(chance[1]) if chance else None
         after = _state(policy)
         if before == after:
             return policy

@@ -30,6 +30,9 @@ def gate_policy_page(request: HttpRequest, slug: str) -> HttpResponse:
                     if form.cleaned_data["min_raters"] is None
                     else form.cleaned_data["min_raters"],
                     max_bias_points=form.cleaned_data["max_bias_points"],
+                    chance=(form.cleaned_data["chance_statistic"], form.cleaned_data["min_chance"])
+                    if form.cleaned_data["chance_statistic"]
+                    else None,
                     user=request.user,
                 )
             except GatePolicyInvalid as exc:

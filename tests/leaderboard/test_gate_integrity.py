@@ -335,3 +335,16 @@ def test_the_gate_policy_page_sets_the_raters_and_the_bias_condition(world, coor
     assert (policy.min_raters, policy.max_bias_points) == (4, 7.5)
     client.post(reverse("gate-policy", args=["gi"]), {**form, "max_bias_points": ""})
     assert GatePolicy.objects.get(benchmark=benchmark).max_bias_points is None
+
+
+def test_a_chance_corrected_floor_is_part_of_the_gate(world, researcher):
+    benchmark, experts = world
+    rate(open_round(benchmark, experts, "A"), experts, agreeing=4)  # everything "met"
+    # 100% agreement on one verdict only: kappa is undefined, AC1 is 1.
+    GatePolicy.objects.create(benchmark=benchmark, chance_statistic="cohen_kappa", min_chance=0.6)
+    kappa = record(researcher, "A").json()
+    assert kappa["passed"] is False and kappa["report"]["percent_agreement"] == 1.0
+    assert kappa["report"]["gate"]["chance"]["passed"] is False
+    GatePolicy.objects.filter(benchmark=benchmark).update(chance_statistic="gwet_ac1")
+    ac1 = record(researcher, "A").json()
+    assert ac1["passed"] is True and ac1["report"]["gate"]["chance"]["value"] == 1.0
