@@ -13,6 +13,7 @@ from django.core.management import CommandError, call_command
 from django.urls import reverse
 
 from annotation.models import ExpertProfile, ReviewRound
+from judging.models import JudgeRun
 from leaderboard.bundles.citation import bundle_hash
 from leaderboard.methods.facts import REPORT_KEYS
 from leaderboard.methods.writer import coefficient, percent, percent_range
@@ -187,3 +188,17 @@ def test_the_page_names_a_bad_choice_and_a_missing_round(data, researcher):  # n
     bad = client.get(url, {"round": round_.pk, "run": run.pk, "format": "docx"})
     assert bad.status_code == 400 and "Markdown or LaTeX" in bad.content.decode()
     assert client.get(url, {"round": "nope"}).status_code == 404
+
+
+def test_without_a_judged_round_the_page_and_the_command_say_why(data, researcher):  # noqa: F811
+    round_, run = data
+    JudgeRun.objects.filter(pk=run.pk).update(status=JudgeRun.Status.CANCELLED)
+    page = client_for(researcher).get(
+        reverse("agreement-methods", args=["hb"]), {"round": round_.pk}
+    )
+    assert page.status_code == 200
+    body = html.unescape(page.content.decode())
+    assert 'id="methods-problem"' in body and "No finished judge run covers every response" in body
+    assert "methods-text" not in body.replace('data-copy-target="methods-text"', "")
+    with pytest.raises(CommandError, match="No finished judge run covers every response"):
+        call_command("methods", "--benchmark", "hb", "--round", "R")
