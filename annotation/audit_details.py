@@ -81,8 +81,17 @@ LABELS = {
     "ratings_planned": gettext_lazy("Ratings planned"),
     "restored": gettext_lazy("Restored version"),
 }
-# Values the application itself writes, shown in the reader's language.
+# Values the application itself writes, shown in the reader's language (the same words,
+# and so the same translations, as the pages that show them elsewhere).
 _STATUS = dict(ReviewRound.Status.choices)
+_VALUES = {
+    "decision": {"pass": gettext_lazy("the judge passes"), "fail": gettext_lazy("the judge fails")},
+    "kind": {"judge": gettext_lazy("judge run"), "generation": gettext_lazy("generation run")},
+    "profile": {
+        "heartbench": gettext_lazy("HeartBench (the paper's catastrophic rule)"),
+        "heartbench-code": gettext_lazy("HeartBench (the released code's catastrophic rule)"),
+    },
+}
 _LONG = 160  # a longer text (an FAQ answer before an edit) is cut, with an ellipsis
 
 
@@ -119,7 +128,8 @@ def details_sentences(details: dict) -> list[str]:
         )
         keys = [key for key in keys if key not in ("from", "to")]
     for key in keys:
-        sentences.append(
-            _("%(label)s: %(value)s.") % {"label": _label(key), "value": _value(details[key])}
-        )
+        value = details[key]
+        known = _VALUES.get(key, {})
+        shown = str(known[value]) if isinstance(value, str) and value in known else _value(value)
+        sentences.append(_("%(label)s: %(value)s.") % {"label": _label(key), "value": shown})
     return sentences
