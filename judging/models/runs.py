@@ -148,6 +148,9 @@ class JudgeAttempt(models.Model):
     latency_ms = models.PositiveIntegerField(default=0)
     prompt_tokens = models.PositiveIntegerField(default=0)
     completion_tokens = models.PositiveIntegerField(default=0)
+    # The tokens were estimated from the request: the endpoint processed the call (or may
+    # have) without reporting its usage, as when the call timed out.
+    tokens_estimated = models.BooleanField(default=False)
     # Which form a valid reply took (judging.replies: Concord's schema or HeartBench's).
     reply_form = models.CharField(max_length=12, blank=True)
     # host:pid of the process that made the call, to follow a run across workers.

@@ -62,7 +62,10 @@ def run_progress(*, run: JudgeRun) -> RunProgress:
     per_minute = _recent_rate(run) if row["done"] + row["failed"] else 0.0
     eta = remaining * 60.0 / per_minute if per_minute and remaining else None
     snapshot = run.settings_snapshot
-    prompt_tokens, completion_tokens = row["prompt_tokens"] or 0, row["completion_tokens"] or 0
+    # The structured-output probe made as the run started is part of its cost.
+    probe = snapshot.get("probe_usage") or {}
+    prompt_tokens = (row["prompt_tokens"] or 0) + probe.get("prompt_tokens", 0)
+    completion_tokens = (row["completion_tokens"] or 0) + probe.get("completion_tokens", 0)
     cost = (
         Decimal(prompt_tokens) * Decimal(snapshot.get("price_prompt_per_1k", "0"))
         + Decimal(completion_tokens) * Decimal(snapshot.get("price_completion_per_1k", "0"))

@@ -29,7 +29,7 @@ from judging.services.outcomes import (
     cached_reuse,
     generation_succeeded,
 )
-from judging.services.output_probe import structured_asked
+from judging.services.output_probe import request_tokens, structured_asked
 from judging.services.writer import Write, Writer, rows_insert
 
 if TYPE_CHECKING:
@@ -190,7 +190,20 @@ def _call(*, run: JudgeRun, task: JudgeTask, lane: Lane, request) -> CallResult 
         )
     except CallFailed as exc:
         counted, refund = lane.gate.failed(task, exc) if lane.gate else (True, [])
-        lane.record(partial(attempt_failed, run=run, task=task, failure=exc, counted=counted))
+        # A call that timed out may have been processed (and billed): its prompt tokens are
+        # estimated from the request, and marked as estimated.
+        timed_out = exc.outcome == JudgeAttempt.Outcome.TIMEOUT
+        estimate = request_tokens(request.messages) if timed_out else 0
+        lane.record(
+            partial(
+                attempt_failed,
+                run=run,
+                task=task,
+                failure=exc,
+                counted=counted,
+                estimated_prompt_tokens=estimate,
+            )
+        )
         if refund:
             lane.record(partial(budget_refund, task_ids=refund))
         return None

@@ -100,9 +100,14 @@ def attempt_failed(
     failure: CallFailed,
     result: CallResult | None = None,
     counted: bool = True,
+    estimated_prompt_tokens: int = 0,
 ) -> None:
     """`counted` False: the attempt was lost to an endpoint outage (services/outage.py);
-    it is logged, but uses up none of the task's attempts."""
+    it is logged, but uses up none of the task's attempts. `estimated_prompt_tokens`: for a
+    call the endpoint may have processed without reporting usage (a timeout), the prompt
+    tokens estimated from the request; counted, and the attempt marked as estimated."""
+    estimated = 0 if result is not None else estimated_prompt_tokens
+    prompt_tokens = (result.prompt_tokens if result else 0) + estimated
     max_attempts = int(run.settings_snapshot.get("max_attempts", 5))
     counted = counted or not failure.retryable
     retry = failure.retryable and (not counted or task.attempts_counted < max_attempts)
@@ -129,7 +134,7 @@ def attempt_failed(
     ended = task_still_ours(task).update(
         lease_token="",
         last_error=message,
-        prompt_tokens=F("prompt_tokens") + (result.prompt_tokens if result else 0),
+        prompt_tokens=F("prompt_tokens") + prompt_tokens,
         completion_tokens=F("completion_tokens") + (result.completion_tokens if result else 0),
         **changes,
     )
@@ -144,8 +149,9 @@ def attempt_failed(
             http_status=failure.http_status,
             raw_output=failure.raw[:20000],
             latency_ms=failure.latency_ms,
-            prompt_tokens=result.prompt_tokens if result else 0,
+            prompt_tokens=prompt_tokens,
             completion_tokens=result.completion_tokens if result else 0,
+            tokens_estimated=bool(estimated),
             worker=worker_name(),
         )
     )

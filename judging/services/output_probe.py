@@ -18,6 +18,7 @@ from judging import judge_settings
 from judging.llm_client import CallFailed, MissingApiKey, api_key, call_chat, client_new
 from judging.models import JudgeVersion, OutputProbe
 from judging.prompting import SCHEMA_NAME, JudgeRequest, verdict_schema
+from judging.text_measure import messages_tokens
 
 # Refusals of a request's content; anything else (401, 404, 429, 5xx) says nothing about
 # structured output.
@@ -45,6 +46,14 @@ class OutputDecision:
     probe: OutputProbe | None = None
     probed_now: bool = False
     unchecked: str = ""
+    # The probe's calls made now, and their tokens (estimated from the request, and said
+    # so, where the endpoint reported none): part of the run's cost.
+    usage: dict | None = None
+
+
+def request_tokens(messages: list[dict]) -> int:
+    """The prompt tokens of a request, estimated from its text (judging.text_measure)."""
+    return messages_tokens([str(m.get("content", "")) for m in messages])
 
 
 def probe_request(*, structured: bool = True) -> JudgeRequest:
@@ -93,32 +102,49 @@ def output_mode_decide(*, version: JudgeVersion, probe: bool = True) -> OutputDe
         return OutputDecision(mode=JSON_SCHEMA)
     config = version.config
 
+    usage = {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0, "estimated_tokens": 0}
+
     def ask(structured: bool) -> None:
         client = client_new(
             base_url=version.base_url,
             api_key_env=config.api_key_env,
             timeout=float(config.timeout_seconds),
         )
-        call_chat(
-            client,
-            model=version.model,
-            request=probe_request(structured=structured),
-            temperature=version.temperature,
-            seed=version.seed,
-            max_tokens=min(version.max_output_tokens, _PROBE_MAX_TOKENS),
-        )
+        request = probe_request(structured=structured)
+        usage["calls"] += 1
+        try:
+            result = call_chat(
+                client,
+                model=version.model,
+                request=request,
+                temperature=version.temperature,
+                seed=version.seed,
+                max_tokens=min(version.max_output_tokens, _PROBE_MAX_TOKENS),
+            )
+        except CallFailed as exc:
+            if exc.outcome == "timeout":  # the endpoint may have read it: estimated
+                estimate = request_tokens(request.messages)
+                usage["prompt_tokens"] += estimate
+                usage["estimated_tokens"] += estimate
+            raise
+        usage["prompt_tokens"] += result.prompt_tokens
+        usage["completion_tokens"] += result.completion_tokens
 
     try:
         ask(structured=True)
     except CallFailed as exc:
         if not (exc.outcome == "http_error" and exc.http_status in _REFUSAL_STATUSES):
-            return OutputDecision(mode=JSON_SCHEMA, probed_now=True, unchecked=exc.message)
+            return OutputDecision(
+                mode=JSON_SCHEMA, probed_now=True, unchecked=exc.message, usage=usage
+            )
         # A 400 may refuse anything (a setting, the model, the key): it is a refusal of
         # structured output only if the same request without it is answered.
         try:
             ask(structured=False)
         except CallFailed as plain:
-            return OutputDecision(mode=JSON_SCHEMA, probed_now=True, unchecked=plain.message)
+            return OutputDecision(
+                mode=JSON_SCHEMA, probed_now=True, unchecked=plain.message, usage=usage
+            )
         probe = OutputProbe.objects.create(
             judge_version=version,
             base_url=version.base_url,
@@ -128,7 +154,7 @@ def output_mode_decide(*, version: JudgeVersion, probe: bool = True) -> OutputDe
             http_status=exc.http_status,
             mode=PLAIN_JSON,
         )
-        return OutputDecision(mode=PLAIN_JSON, probe=probe, probed_now=True)
+        return OutputDecision(mode=PLAIN_JSON, probe=probe, probed_now=True, usage=usage)
     probe = OutputProbe.objects.create(
         judge_version=version,
         base_url=version.base_url,
@@ -136,7 +162,7 @@ def output_mode_decide(*, version: JudgeVersion, probe: bool = True) -> OutputDe
         finding=OutputProbe.Finding.ACCEPTED,
         mode=JSON_SCHEMA,
     )
-    return OutputDecision(mode=JSON_SCHEMA, probe=probe, probed_now=True)
+    return OutputDecision(mode=JSON_SCHEMA, probe=probe, probed_now=True, usage=usage)
 
 
 def provider_message(failure: CallFailed, *, key_env: str) -> str:
@@ -173,6 +199,8 @@ def output_settings(decision: OutputDecision) -> dict:
     settings = {"output_mode": decision.mode}
     if decision.unchecked:
         settings["output_probe_unchecked"] = decision.unchecked
+    if decision.usage:
+        settings["probe_usage"] = decision.usage
     return settings
 
 

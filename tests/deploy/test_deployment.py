@@ -309,8 +309,8 @@ def test_the_two_machine_deployment_works_as_documented(deployment, blocks, tmp_
                 env,
             )
         )
-        assert summary["calls"] > 0
-        assert summary["done"] == summary["calls"] and summary["failed"] == 0
+        assert summary["tasks"] > 0
+        assert summary["done"] == summary["tasks"] and summary["failed"] == 0
         assert "judge@" in worker_log.read_text(errors="replace")
     finally:
         for process in reversed(processes):

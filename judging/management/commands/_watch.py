@@ -11,7 +11,9 @@ import sys
 import threading
 import time
 
-from judging.models import JudgeRun, JudgeTask
+from django.db.models import Count, Q, Sum
+
+from judging.models import JudgeAttempt, JudgeRun, JudgeTask
 from judging.selectors.runs import FINISHED_WITH_FAILURES, run_progress, run_state
 from judging.services.claims import leases_release, run_finish_if_complete
 from judging.services.lanes import run_here
@@ -53,11 +55,24 @@ def summary_of(run: JudgeRun, started: float) -> dict:
     run.refresh_from_db(fields=["status"])
     progress = run_progress(run=run)
     cached = JudgeTask.objects.filter(run=run, cached_from__isnull=False).count()
+    attempts = (
+        JudgeAttempt.objects.filter(task__run=run)
+        .exclude(outcome=JudgeAttempt.Outcome.CACHED)
+        .aggregate(
+            calls=Count("pk"),
+            estimated=Sum("prompt_tokens", filter=Q(tokens_estimated=True)),
+        )
+    )
+    probe = run.settings_snapshot.get("probe_usage") or {}
     return {
         "run": run.pk,
         # As `runs show` says it: "finished_with_failures" when tasks failed.
         "status": run_state(run, progress.failed),
-        "calls": progress.total,
+        "tasks": progress.total,
+        # Every call made: each attempt, whatever its outcome, and the output probe's.
+        "calls": attempts["calls"] + probe.get("calls", 0),
+        # Of the prompt tokens, those estimated from the request (no usage was reported).
+        "estimated_prompt_tokens": (attempts["estimated"] or 0) + probe.get("estimated_tokens", 0),
         "done": progress.done,
         "failed": progress.failed,
         "left": progress.pending + progress.running,
@@ -163,8 +178,13 @@ def exit_for(summary: dict) -> None:
 def summary_text(summary: dict, *, unit: str = "judged") -> str:
     text = (
         f"run {summary['run']}: {summary['done']} {unit}, {summary['failed']} failed, "
-        f"{summary['seconds']} s, {summary['prompt_tokens']} prompt + "
-        f"{summary['completion_tokens']} completion tokens, {summary['cached']} answers "
+        f"{summary['seconds']} s, {summary['calls']} calls, {summary['prompt_tokens']} prompt"
+        + (
+            f" ({summary['estimated_prompt_tokens']} estimated)"
+            if summary.get("estimated_prompt_tokens")
+            else ""
+        )
+        + f" + {summary['completion_tokens']} completion tokens, {summary['cached']} answers "
         f"reused from earlier runs, cost {summary['cost']}"
     )
     if summary.get("resume"):

@@ -65,4 +65,4 @@ def test_judge_json_reports_failed_tasks_and_exits_non_zero(judged_benchmark, si
     assert exited.value.code not in (0, None)
     summary = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert summary["status"] == "finished_with_failures"
-    assert summary["failed"] == summary["calls"] > 0
+    assert summary["failed"] == summary["tasks"] > 0

@@ -29,7 +29,8 @@ def test_judge_command_runs_in_its_own_process_and_prints_one_summary(
         "--json",
     )
     summary = json.loads(capsys.readouterr().out)
-    assert (summary["calls"], summary["done"], summary["failed"]) == (8, 8, 0)
+    assert (summary["tasks"], summary["done"], summary["failed"]) == (8, 8, 0)
+    assert summary["calls"] == 8 + 1  # each task's call and the structured-output probe
     assert summary["prompt_tokens"] > 0
     run = JudgeRun.objects.get(pk=summary["run"])
     assert run.status == "finished" and Verdict.objects.filter(task__run=run).count() == 32
