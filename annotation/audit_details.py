@@ -80,6 +80,8 @@ LABELS = {
     "judge_runs": gettext_lazy("Judge runs"),
     "ratings_planned": gettext_lazy("Ratings planned"),
     "restored": gettext_lazy("Restored version"),
+    "judge_name": gettext_lazy("Judge"),
+    "difficulty_changed": gettext_lazy("Cases whose difficulty changed"),
 }
 # Values the application itself writes, shown in the reader's language (the same words,
 # and so the same translations, as the pages that show them elsewhere).
