@@ -16,11 +16,10 @@ that no round resets (no Django here).
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from annotation.consensus import has_majority, majority_hit
+from leaderboard.item_tallies import item_tallies
 from leaderboard.stats.fixed_gate import clustered_bound
 from leaderboard.stats.sequential import DEFAULT_ALPHA, sequential_history
 
@@ -102,28 +101,13 @@ def round_tallies(
     """A round's tallies from its agreement units (leaderboard.agreement.Unit) and each
     response's hand-out rank. Units without a judge verdict or a majority count in neither
     total; an item is settled when each of its units has the round's votes."""
-    by_item: dict[int, list] = defaultdict(list)
-    for unit in units:
-        by_item[unit.response].append(unit)
-    per_item = []
-    for response in sorted(by_item, key=lambda r: (ranks.get(r, len(ranks)), r)):
-        agree = counted = 0
-        settled = True
-        for unit in by_item[response]:
-            votes = len(unit.votes)
-            settled = settled and votes >= raters_per_item
-            hits = sum(1 for _rater, hit in unit.votes if hit)
-            if unit.judge is None or not has_majority(votes, hits):
-                continue
-            counted += 1
-            agree += unit.judge == bool(majority_hit(votes, hits))
-        per_item.append((agree, counted, settled))
+    items, most = item_tallies(units, ranks, raters_per_item)
     return RoundTallies(
         round_id=round_id,
         name=name,
         raters_per_item=raters_per_item,
-        per_item=tuple(per_item),
-        most_units=max((len(group) for group in by_item.values()), default=0),
+        per_item=tuple((item.agree, item.units, item.settled) for item in items),
+        most_units=most,
         raters_read_verdicts=raters_read_verdicts,
     )
 

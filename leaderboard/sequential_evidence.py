@@ -6,20 +6,13 @@ An item enters only once it and every item before it in the hand-out order are s
 cannot bias the result by arriving late. Within a settled item, units without a judge
 verdict or without a majority (a tie) count in neither total."""
 
-from collections import defaultdict
 from collections.abc import Mapping, Sequence
+from itertools import takewhile
 
-from annotation.consensus import has_majority, majority_hit
 from leaderboard.agreement import Unit
+from leaderboard.item_tallies import item_tallies
 from leaderboard.stats.reasons import SEQUENTIAL_THRESHOLD
 from leaderboard.stats.sequential import DEFAULT_ALPHA, sequential_gate
-
-
-def _by_item(units: Sequence[Unit]) -> dict[int, list[Unit]]:
-    by_item: dict[int, list[Unit]] = defaultdict(list)
-    for unit in units:
-        by_item[unit.response].append(unit)
-    return by_item
 
 
 def settled_prefix(
@@ -28,29 +21,14 @@ def settled_prefix(
     """(agree per item, units per item) of the settled prefix in hand-out order, the most
     units any item of the round has, and the ratings of each item of the prefix (a rating
     is one expert's verdicts on one item: the experts who voted on it)."""
-    by_item = _by_item(units)
-    most = max((len(group) for group in by_item.values()), default=0)
-    agree, counted, ratings = [], [], []
-    for response in sorted(by_item, key=lambda r: (ranks.get(r, len(ranks)), r)):
-        group = by_item[response]
-        if any(len(unit.votes) < raters_per_item for unit in group):
-            break
-        item_agree = item_units = 0
-        for unit in group:
-            votes = len(unit.votes)
-            hits = sum(1 for _rater, hit in unit.votes if hit)
-            if unit.judge is None or not has_majority(votes, hits):
-                continue
-            item_units += 1
-            item_agree += unit.judge == bool(majority_hit(votes, hits))
-        agree.append(item_agree)
-        counted.append(item_units)
-        ratings.append(_raters(group))
-    return agree, counted, most, ratings
-
-
-def _raters(group: Sequence[Unit]) -> int:
-    return len({rater for unit in group for rater, _hit in unit.votes})
+    items, most = item_tallies(units, ranks, raters_per_item)
+    prefix = list(takewhile(lambda item: item.settled, items))
+    return (
+        [item.agree for item in prefix],
+        [item.units for item in prefix],
+        most,
+        [item.raters for item in prefix],
+    )
 
 
 def sequential_block(
@@ -75,9 +53,17 @@ def sequential_block(
             "alpha": alpha,
             "items_total": len({unit.response for unit in units}),
         }
-    agree, counted, most, ratings = settled_prefix(units, ranks, raters_per_item)
-    gate = sequential_gate(agree, counted, threshold=threshold, alpha=alpha, max_units=most)
-    items_total = len({unit.response for unit in units})
+    items, most = item_tallies(units, ranks, raters_per_item)
+    prefix = list(takewhile(lambda item: item.settled, items))
+    ratings = [item.raters for item in prefix]
+    gate = sequential_gate(
+        [item.agree for item in prefix],
+        [item.units for item in prefix],
+        threshold=threshold,
+        alpha=alpha,
+        max_units=most,
+    )
+    items_total = len(items)
     extra = {"path": [list(step) for step in gate.cs_path]} if with_path else {}
     return {
         **gate.as_dict(),
@@ -88,5 +74,5 @@ def sequential_block(
         # round plans (every item, by as many experts as the round asks for), those given.
         "ratings_needed": None if gate.decided_at is None else sum(ratings[: gate.decided_at]),
         "ratings_planned": items_total * raters_per_item,
-        "ratings_total": sum(_raters(group) for group in _by_item(units).values()),
+        "ratings_total": sum(item.raters for item in items),
     }
