@@ -9,15 +9,23 @@ writes nothing, not even the judge configuration or the run.
 """
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext_noop
 
 from annotation.importing.fields import optional_string, require_object, require_string, type_name
-from annotation.importing.issues import ImportIssue, ImportRejected, IssueCollector, RowInvalid
+from annotation.importing.issues import (
+    ImportIssue,
+    ImportRejected,
+    IssueCollector,
+    RowInvalid,
+    Text,
+    shown,
+)
 from annotation.importing.jsonl import read_json_lines
 from annotation.models import Benchmark, Case, Criterion, Response, System
 from annotation.selectors.rubrics import latest_rubric_versions, latest_version_id_subquery
@@ -58,6 +66,10 @@ class JudgmentRow:
     question_id: str
     hits: tuple[bool, ...]
     reason: str
+    # Formats that name each criterion and explain each verdict (HealthBench's grader
+    # output): the text expected at each position (None: not given), and the reasons.
+    criterion_texts: tuple[str | None, ...] = ()
+    explanations: tuple[str, ...] = ()
 
 
 def _verdict(value: Any, field_name: str) -> bool:
@@ -107,10 +119,20 @@ class _Pending:
     task: JudgeTask
     criteria: list[int]
     hits: tuple[bool, ...]
+    explanations: tuple[str, ...] = ()
 
 
 class _JudgmentsImporter:
-    def __init__(self, *, benchmark: Benchmark, system: System, run: JudgeRun) -> None:
+    def __init__(
+        self,
+        *,
+        benchmark: Benchmark,
+        system: System,
+        run: JudgeRun,
+        parse: Callable[[Any], JudgmentRow] = parse_judgment,
+    ) -> None:
+        self.parse = parse
+        self.texts: dict[int, str] | None = None
         self.benchmark = benchmark
         self.system = system
         self.run_obj = run
@@ -147,7 +169,7 @@ class _JudgmentsImporter:
                 self.issues.add(item.line, item.message, item.field)
                 continue
             try:
-                row = parse_judgment(item.value)
+                row = self.parse(item.value)
             except RowInvalid as exc:
                 self.issues.add(item.number, exc.message, exc.field)
                 continue
@@ -197,8 +219,10 @@ class _JudgmentsImporter:
             self.issues.add(
                 line,
                 f"{len(row.hits)} verdicts for {len(criteria)} criteria; not padded or truncated",
-                "score_detail",
+                "rubric_items" if row.criterion_texts else "score_detail",
             )
+            return
+        if row.criterion_texts and not self.texts_match(line, criteria, row.criterion_texts):
             return
         self.summary.tasks += 1
         self.summary.verdicts += len(criteria)
@@ -214,7 +238,37 @@ class _JudgmentsImporter:
             reasoning=row.reason,
             finished=timezone.now(),
         )
-        self.pending.append(_Pending(task=task, criteria=criteria, hits=row.hits))
+        self.pending.append(
+            _Pending(task=task, criteria=criteria, hits=row.hits, explanations=row.explanations)
+        )
+
+    def texts_match(self, line: int, criteria: list[int], texts: tuple[str | None, ...]) -> bool:
+        """Whether each criterion text the row gives is the text at its position."""
+        if self.texts is None:
+            self.texts = dict(
+                Criterion.objects.filter(rubric_version_id__in=self.versions.values()).values_list(
+                    "pk", "text"
+                )
+            )
+        for index, (criterion_id, text) in enumerate(zip(criteria, texts, strict=True)):
+            if text is not None and text.strip() != self.texts[criterion_id].strip():
+                self.issues.add(
+                    line,
+                    Text(
+                        gettext_noop(
+                            "criterion %(position)d reads %(given)s here but %(stored)s in the "
+                            "case's current rubric; verdicts are not paired with other criteria"
+                        ),
+                        {
+                            "position": index + 1,
+                            "given": shown(text),
+                            "stored": shown(self.texts[criterion_id]),
+                        },
+                    ),
+                    f"rubric_items[{index}].criterion",
+                )
+                return False
+        return True
 
     def flush(self) -> None:
         if self.issues.count:
@@ -225,9 +279,16 @@ class _JudgmentsImporter:
         tasks = JudgeTask.objects.bulk_create([p.task for p in self.pending])
         Verdict.objects.bulk_create(
             [
-                Verdict(task=task, criterion_id=criterion_id, hit=hit)
+                Verdict(
+                    task=task,
+                    criterion_id=criterion_id,
+                    hit=hit,
+                    reasoning=pending.explanations[index] if pending.explanations else "",
+                )
                 for task, pending in zip(tasks, self.pending, strict=True)
-                for criterion_id, hit in zip(pending.criteria, pending.hits, strict=True)
+                for index, (criterion_id, hit) in enumerate(
+                    zip(pending.criteria, pending.hits, strict=True)
+                )
             ],
             batch_size=2000,
         )
@@ -235,7 +296,12 @@ class _JudgmentsImporter:
 
 
 def judgments_import(
-    *, chunks: Iterable[bytes], benchmark_slug: str, system_name: str, judge_name: str
+    *,
+    chunks: Iterable[bytes],
+    benchmark_slug: str,
+    system_name: str,
+    judge_name: str,
+    parse: Callable[[Any], JudgmentRow] = parse_judgment,
 ) -> JudgmentsImportSummary:
     """Read a scored file as one finished, imported judge run of `system_name`'s responses.
 
@@ -243,7 +309,8 @@ def judgments_import(
     only names who judged; it never calls anything), so its runs form one leaderboard and
     share its gate evaluations. Raises BenchmarkNotFound or SystemNotFound before reading, and
     ImportRejected, with every problem located by line and field, leaving the database
-    exactly as it was, when the file has any error.
+    exactly as it was, when the file has any error. `parse` reads one row of another format
+    (HealthBench's grader output: judging.services.healthbench_judgments).
     """
     judge_name = judge_name.strip()
     if not judge_name:
@@ -267,4 +334,6 @@ def judgments_import(
             finished=timezone.now(),
         )
         run.systems.set([system])
-        return _JudgmentsImporter(benchmark=benchmark, system=system, run=run).run(chunks)
+        return _JudgmentsImporter(benchmark=benchmark, system=system, run=run, parse=parse).run(
+            chunks
+        )

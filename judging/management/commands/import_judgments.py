@@ -1,17 +1,22 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.management.commands._importing import run_import
+from judging.services.healthbench_judgments import parse_healthbench_judgment
 from judging.services.judgments_import import (
     BenchmarkNotFound,
     SystemNotFound,
     judgments_import,
+    parse_judgment,
 )
+
+FORMATS = {"heartbench": parse_judgment, "healthbench": parse_healthbench_judgment}
 
 
 class Command(BaseCommand):
     help = (
         "Import a HeartBench scored file (question_id, score_detail, score_reason per line) "
-        "as one finished judge run of one system's responses."
+        "as one finished judge run of one system's responses; with --format healthbench, "
+        "HealthBench's grader output (prompt_id, rubric_items with criteria_met and explanation)."
     )
 
     def add_arguments(self, parser) -> None:
@@ -21,16 +26,29 @@ class Command(BaseCommand):
         parser.add_argument(
             "--judge", required=True, help="judge name (a judge configuration, created if new)"
         )
+        parser.add_argument(
+            "--format",
+            choices=sorted(FORMATS),
+            default="heartbench",
+            help="the file's format: HeartBench's scored file (the default) or HealthBench's "
+            "grader output",
+        )
         parser.add_argument("--json", action="store_true", help="print one JSON summary")
 
-    def handle(self, *args, path, benchmark, system, judge, json, **options) -> None:
+    def handle(
+        self, *args, path, benchmark, system, judge, json, format="heartbench", **options
+    ) -> None:
         try:
             summary = run_import(
                 self,
                 path,
                 json,
                 lambda chunks: judgments_import(
-                    chunks=chunks, benchmark_slug=benchmark, system_name=system, judge_name=judge
+                    chunks=chunks,
+                    benchmark_slug=benchmark,
+                    system_name=system,
+                    judge_name=judge,
+                    parse=FORMATS[format],
                 ),
             )
         except (BenchmarkNotFound, SystemNotFound) as exc:
