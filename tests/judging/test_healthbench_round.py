@@ -168,6 +168,8 @@ def test_a_round_a_gate_evaluation_and_a_bundle_on_a_healthbench_benchmark(
 
 
 def test_the_grader_output_scores_under_the_healthbench_profile(benchmark, tmp_path, capsys):
+    """healthbench_scores reads the imported run back and gives the scores of the grader
+    output itself, per axis and per theme, at full precision."""
     rows = grader_output(MODEL)
     import_grader_output(tmp_path, MODEL, rows, capsys)
     graded = [
@@ -181,14 +183,37 @@ def test_the_grader_output_scores_under_the_healthbench_profile(benchmark, tmp_p
         )
         for row in rows
     ]
-    scores = score_healthbench(graded, seed=0)
-    assert set(scores.by_theme) == set(THEMES)
-    assert set(scores.by_axis) == {
-        "axis:accuracy",
-        "axis:context_awareness",
-        "axis:communication_quality",
-    }
-    assert 0 <= scores.overall.mean.value <= 1 and scores.overall.n_samples == EXAMPLES
+    expected = score_healthbench(graded, seed=3)
+    call_command(
+        "healthbench_scores", "--benchmark", "hb", "--judge", JUDGE, "--seed", "3", "--json"
+    )
+    out = json.loads(capsys.readouterr().out)
+    assert (out["profile"], out["seed"], out["n_resamples"]) == ("healthbench", 3, 1000)
+    got = out["systems"][MODEL]
+
+    def same(stat, reading):
+        assert reading["mean"] == stat.mean.value
+        assert reading["bootstrap_std"] == stat.bootstrap_std.value
+        assert reading["n_samples"] == stat.n_samples
+
+    same(expected.overall, got["overall"])
+    assert (
+        set(got["by_axis"])
+        == set(expected.by_axis)
+        == {
+            "axis:accuracy",
+            "axis:context_awareness",
+            "axis:communication_quality",
+        }
+    )
+    assert set(got["by_theme"]) == set(THEMES)
+    for axis, stat in expected.by_axis.items():
+        same(stat, got["by_axis"][axis])
+    for theme, stat in expected.by_theme.items():
+        same(stat, got["by_theme"][theme])
+    assert 0 < got["overall"]["mean"] < 1 and got["overall"]["n_samples"] == EXAMPLES
+    call_command("healthbench_scores", "--benchmark", "hb", "--judge", JUDGE)
+    assert "axis:accuracy: " in capsys.readouterr().out
 
 
 def test_grader_output_for_another_rubric_is_refused_by_line(benchmark, tmp_path, capsys):
