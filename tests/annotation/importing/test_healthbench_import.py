@@ -2,8 +2,10 @@
 points and tags, example tags, prompt ids and physicians' ideal completions."""
 
 import json
+from pathlib import Path
 
 import pytest
+from django.conf import settings
 from django.core.management import CommandError, call_command
 
 from annotation.importing.healthbench import parse_healthbench
@@ -202,3 +204,39 @@ def test_a_bad_example_names_its_field(row, field, words):
         parse_healthbench(row)
     assert caught.value.field == field
     assert words in str(caught.value.message)
+
+
+def test_the_documented_example_and_grader_output_import_and_score_as_the_page_says(
+    tmp_path, capsys
+):
+    text = (Path(settings.BASE_DIR) / "docs" / "formats.md").read_text(encoding="utf-8")
+    section = text[text.index("## HealthBench format") :]
+    blocks = [part.split("```", 1)[0].strip() for part in section.split("```json\n")[1:]]
+    example, graded = (json.loads(block) for block in blocks[:2])
+    summary = run(write(tmp_path, [example]), capsys=capsys)
+    assert (summary["cases"], summary["criteria"], summary["responses"]) == (1, 3, 1)
+    call_command(
+        "import_responses",
+        str(write(tmp_path, [{"question_id": "hb-0001", "response": "Call 120."}], "a.jsonl")),
+        "--benchmark",
+        "hb",
+        "--system",
+        "Some model",
+    )
+    call_command(
+        "import_judgments",
+        str(write(tmp_path, [graded], "graded.jsonl")),
+        "--benchmark",
+        "hb",
+        "--system",
+        "Some model",
+        "--judge",
+        "HealthBench grader",
+        "--format",
+        "healthbench",
+    )
+    capsys.readouterr()
+    call_command("healthbench_scores", "--benchmark", "hb", "--json")
+    scores = json.loads(capsys.readouterr().out)["systems"]["Some model"]
+    assert scores["overall"]["mean"] == pytest.approx(10 / 15)
+    assert set(scores["by_theme"]) == {"theme:emergency_referrals"}
