@@ -2,11 +2,13 @@
 points and tags, example tags, prompt ids and physicians' ideal completions."""
 
 import json
+import re
 from pathlib import Path
 
 import pytest
 from django.conf import settings
 from django.core.management import CommandError, call_command
+from django.urls import reverse
 
 from annotation.importing.healthbench import parse_healthbench
 from annotation.importing.issues import RowInvalid
@@ -240,3 +242,19 @@ def test_the_documented_example_and_grader_output_import_and_score_as_the_page_s
     scores = json.loads(capsys.readouterr().out)["systems"]["Some model"]
     assert scores["overall"]["mean"] == pytest.approx(10 / 15)
     assert set(scores["by_theme"]) == {"theme:emergency_referrals"}
+
+
+def test_a_healthbench_dialogue_names_its_speakers_in_words(tmp_path, capsys, client, coordinator):
+    row = healthbench_example()
+    row["prompt"].insert(2, {"role": "assistant", "content": "请描述一下疼痛。"})
+    row["prompt"].insert(3, {"role": "user", "content": "像压着一样。"})
+    run(write(tmp_path, [row]), capsys=capsys)
+    client.force_login(coordinator)
+    page = client.get(reverse("case-detail", args=["hb", "hb-1"])).content.decode()
+    speakers = re.findall(r'<span class="speaker">(.*?)</span>', page)
+    assert speakers == [
+        "System prompt",
+        "User · person asking",
+        "Assistant · earlier reply",
+        "User · person asking",
+    ]
