@@ -26,6 +26,7 @@ from judging.models import JudgeTask, Verdict
 from leaderboard.bundles import layout
 from leaderboard.bundles.archive import archive_write, code_commit
 from leaderboard.bundles.citation import bundle_hash_store
+from leaderboard.bundles.frame import frame_files
 from leaderboard.bundles.keys import signing_key_current
 from leaderboard.bundles.verify_evaluation import evaluation_units
 from leaderboard.models import GateEvaluation, GatePolicy, LeaderboardSnapshot
@@ -208,13 +209,17 @@ def _evaluation_files(evaluation: GateEvaluation, prefix: str) -> tuple[dict, se
         prefix + layout.ITEMS: layout.csv_bytes(
             layout.ITEM_FIELDS,
             [
-                (numbers[response], qid, system, number, rank)
+                (numbers[response], qid, system, number, rank, response)
                 for response, qid, system, _, number, rank in items
             ],
         ),
         prefix + layout.VOTES: layout.csv_bytes(layout.VOTE_FIELDS, votes),
         prefix + layout.EVALUATION_VERDICTS: layout.jsonl_bytes(verdicts),
     }
+    frame, sampling = frame_files(round_, [(row[0], row[5]) for row in items], prefix)
+    files.update(frame)
+    record = json.loads(files[prefix + layout.EVALUATION])
+    files[prefix + layout.EVALUATION] = layout.json_bytes({**record, "sampling": sampling})
     return files, {row[3] for row in items}
 
 

@@ -22,6 +22,7 @@ BREAKDOWNS = "breakdowns"  # every per-group and per-rater breakdown recomputed
 RATERS_COMPLETE = "raters_complete"  # every item has its round's raters on every criterion
 SEQUENTIAL = "sequential"  # the sequential block recomputed in hand-out order
 GATE_HISTORY = "gate_history"  # the evaluated round's tallies in the gate's history
+SAMPLE = "sample"  # the sample and hand-out order re-derived from the frame and the seed
 GATE_DECISION = "gate_decision"  # pass or fail recomputed under the recorded rule
 
 ORDER = (
@@ -38,6 +39,7 @@ ORDER = (
     AGREEMENT,
     BREAKDOWNS,
     RATERS_COMPLETE,
+    SAMPLE,
     SEQUENTIAL,
     GATE_HISTORY,
     GATE_DECISION,

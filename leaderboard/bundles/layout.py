@@ -29,10 +29,28 @@ REPORT_PDF = "report.pdf"
 ITEMS = "items.csv"
 VOTES = "votes.csv"
 EVALUATION_VERDICTS = "verdicts.jsonl"  # the evaluated run's verdicts on the round
+FRAME = "frame.csv"  # the round's sampling frame (leaderboard.bundles.frame)
 
 # Rows in the order the report read the items; `item` numbers them in hand-out order (rank,
 # then the order of their responses), which the sequential test follows.
-ITEM_FIELDS = ["item", "question_id", "system", "rubric_version", "hand_out_rank"]
+ITEM_FIELDS = [
+    "item",
+    "question_id",
+    "system",
+    "rubric_version",
+    "hand_out_rank",
+    "response",  # the response's id, which the seeded sample and hand-out order shuffle
+]
+FRAME_FIELDS = [
+    "response",
+    "question_id",
+    "system",
+    "system_id",
+    "difficulty",
+    "primary_scene",
+    "sampled",
+    "inclusion_probability",
+]
 VOTE_FIELDS = ["question_id", "system", "criterion", "rater", "hit"]
 
 

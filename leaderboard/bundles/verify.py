@@ -31,6 +31,7 @@ from leaderboard.bundles.verify_provenance import (
     check_rubrics,
     check_settings,
 )
+from leaderboard.bundles.verify_sample import check_sample
 
 __all__ = ["Problem", "Verification", "evaluation_units", "verify_bundle"]
 
@@ -151,6 +152,7 @@ def _check_contents(files: dict[str, bytes], result: Verification) -> None:
             prefix + layout.REPORT_JSON,
             result,
         )
+        _readable(lambda prefix=prefix: check_sample(files, prefix, result), prefix, result)
 
 
 def verify_bundle(source: str | IO[bytes], *, keys: dict | None = None) -> Verification:

@@ -6,7 +6,10 @@ import io
 import json
 import zipfile
 
+from leaderboard.agreement import GateRule, agreement_report
 from leaderboard.bundles import layout
+from leaderboard.bundles.verify_evaluation import evaluation_items, evaluation_units
+from leaderboard.sequential_evidence import sequential_block
 
 PREFIX = "evaluations/{id}/"
 
@@ -42,3 +45,34 @@ def load(files: dict[str, bytes], name: str):
 
 def store(files: dict[str, bytes], name: str, value) -> None:
     files[name] = layout.json_bytes(value)
+
+
+def regenerate_report(files: dict, prefix: str, *, threshold: float) -> None:
+    """Recompute the report and the evaluation record from the (changed) votes, as a
+    careful forger would, under `threshold`."""
+    rubrics = {
+        layout.rubric_key(r["question_id"], r["rubric_version"]): r
+        for r in layout.read_jsonl(files[layout.RUBRICS])
+    }
+    taxonomy = load(files, layout.TAXONOMY)
+    units = evaluation_units(files, prefix, rubrics, taxonomy)
+    ranks = {int(i["item"]): int(i["hand_out_rank"]) for i in evaluation_items(files, prefix)}
+    record = load(files, prefix + layout.EVALUATION)
+    report = agreement_report(
+        units,
+        threshold=threshold,
+        rule=GateRule.POINT,
+        sequential=sequential_block(
+            units, ranks, raters_per_item=record["raters_per_item"], threshold=threshold
+        ),
+    )
+    store(files, prefix + layout.REPORT_JSON, report)
+    record.update(
+        threshold=threshold,
+        passed=report["gate"]["passed"],
+        agreement=report["percent_agreement"],
+        units=report["units"],
+        lower_bound=report["wilson_95"][0],
+        upper_bound=report["wilson_95"][1],
+    )
+    store(files, prefix + layout.EVALUATION, record)

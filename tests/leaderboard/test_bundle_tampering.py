@@ -11,13 +11,17 @@ import pytest
 from django.core.management import call_command
 
 from judging.judge_settings import settings_fingerprint
-from leaderboard.agreement import GateRule, agreement_report
 from leaderboard.bundles import layout
 from leaderboard.bundles.verify import verify_bundle
-from leaderboard.bundles.verify_evaluation import evaluation_items, evaluation_units
 from leaderboard.models import LeaderboardSnapshot
-from leaderboard.sequential_evidence import sequential_block
-from tests.leaderboard.bundle_tools import PREFIX, load, read_files, store, write_files
+from tests.leaderboard.bundle_tools import (
+    PREFIX,
+    load,
+    read_files,
+    regenerate_report,
+    store,
+    write_files,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -38,37 +42,6 @@ def demo(django_db_setup, django_db_blocker, tmp_path_factory):
 def failed_checks(data: bytes) -> set[str]:
     result = verify_bundle(io.BytesIO(data))
     return {check["name"] for check in result.as_dict()["checks"] if check["result"] == "fail"}
-
-
-def regenerate_report(files: dict, prefix: str, *, threshold: float) -> None:
-    """Recompute the report and the evaluation record from the (changed) votes, as a
-    careful forger would, under `threshold`."""
-    rubrics = {
-        layout.rubric_key(r["question_id"], r["rubric_version"]): r
-        for r in layout.read_jsonl(files[layout.RUBRICS])
-    }
-    taxonomy = load(files, layout.TAXONOMY)
-    units = evaluation_units(files, prefix, rubrics, taxonomy)
-    ranks = {int(i["item"]): int(i["hand_out_rank"]) for i in evaluation_items(files, prefix)}
-    record = load(files, prefix + layout.EVALUATION)
-    report = agreement_report(
-        units,
-        threshold=threshold,
-        rule=GateRule.POINT,
-        sequential=sequential_block(
-            units, ranks, raters_per_item=record["raters_per_item"], threshold=threshold
-        ),
-    )
-    store(files, prefix + layout.REPORT_JSON, report)
-    record.update(
-        threshold=threshold,
-        passed=report["gate"]["passed"],
-        agreement=report["percent_agreement"],
-        units=report["units"],
-        lower_bound=report["wilson_95"][0],
-        upper_bound=report["wilson_95"][1],
-    )
-    store(files, prefix + layout.EVALUATION, record)
 
 
 def test_the_untouched_demo_bundle_fails_no_check(demo):

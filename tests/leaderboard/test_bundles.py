@@ -76,7 +76,7 @@ def test_the_demo_bundle_holds_what_it_claims(bundle, tmp_path, capsys):
         "responses.jsonl",
         "signature.json",
         *(prefix + f for f in ("evaluation.json", "report.json", "report.pdf")),
-        *(prefix + f for f in ("items.csv", "votes.csv", "verdicts.jsonl")),
+        *(prefix + f for f in ("items.csv", "votes.csv", "verdicts.jsonl", "frame.csv")),
     } == names
     result = verify_bundle(io.BytesIO(data))
     assert result.ok, result.problems
@@ -92,6 +92,7 @@ def test_the_demo_bundle_holds_what_it_claims(bundle, tmp_path, capsys):
         "agreement",
         "breakdowns",
         "raters_complete",
+        "sample",
         "sequential",
         "gate_history",
         "gate_decision",
