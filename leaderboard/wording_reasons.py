@@ -100,6 +100,20 @@ SENTENCES: dict[str, str] = {
     stats.HEALTH_FEW_SYSTEMS: gettext_noop(
         "verdicts on %(systems)s systems; at least %(needed)s are needed to compare systems"
     ),
+    stats.PPI_TOO_FEW_LABELLED: gettext_noop(
+        "too few labelled responses (rated in full by the round's experts) to give an interval"
+    ),
+    stats.PPI_NO_RESPONSES: gettext_noop("no judged response contains this score"),
+    stats.PPI_FEWER_THAN_TWO: gettext_noop(
+        "fewer than two systems have a corrected score, so there is nothing to compare"
+    ),
+    stats.PPI_BIAS_SINGULAR: gettext_noop(
+        "the systems' biases cannot be told apart from these data (their covariance is singular)"
+    ),
+    stats.PPI_NOT_RANKED: gettext_noop(
+        "some systems have no corrected score; they could stand anywhere, so the other "
+        "systems' rank sets allow for them"
+    ),
     stats.ALT_FEW_ITEMS: gettext_noop(
         "this expert rated %(units)s responses; the test needs at least %(needed)s per expert"
     ),

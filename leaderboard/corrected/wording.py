@@ -2,25 +2,20 @@
 per system saying which way the experts' votes move its score."""
 
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_noop
 
 from leaderboard.stats import ppi, ppi_ranks
+from leaderboard.wording_reasons import SENTENCES as ALL_SENTENCES
 
+# The corrected board's reasons, worded where every reason is (leaderboard.wording_reasons).
 SENTENCES = {
-    ppi.TOO_FEW_LABELLED: gettext_noop(
-        "too few labelled responses: at least %(min)s are needed for an interval"
-    ),
-    ppi.NO_RESPONSES: gettext_noop("no judged response contains this score"),
-    ppi_ranks.FEWER_THAN_TWO: gettext_noop(
-        "fewer than two systems have a corrected score, so there is nothing to compare"
-    ),
-    ppi_ranks.SINGULAR: gettext_noop(
-        "the systems' biases cannot be told apart from these data (their covariance is singular)"
-    ),
-    ppi_ranks.NOT_RANKED: gettext_noop(
-        "some systems have no corrected score; they could stand anywhere, so the other "
-        "systems' rank sets allow for them"
-    ),
+    code: ALL_SENTENCES[code]
+    for code in (
+        ppi.TOO_FEW_LABELLED,
+        ppi.NO_RESPONSES,
+        ppi_ranks.FEWER_THAN_TWO,
+        ppi_ranks.SINGULAR,
+        ppi_ranks.NOT_RANKED,
+    )
 }
 
 

@@ -33,14 +33,15 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.stats import norm
 
+from leaderboard.stats.reasons import PPI_NO_RESPONSES as NO_RESPONSES
+from leaderboard.stats.reasons import PPI_TOO_FEW_LABELLED as TOO_FEW_LABELLED
+
 ALPHA = 0.05
 # Fewer labelled responses than this give no interval: a normal interval on a handful of
 # responses would claim more than it knows.
 MIN_LABELLED = 10
 
 # Reason codes (put into words by `leaderboard.corrected.wording`).
-TOO_FEW_LABELLED = "ppi_too_few_labelled"
-NO_RESPONSES = "ppi_no_responses"
 
 
 def z_value(alpha: float = ALPHA) -> float:

@@ -21,7 +21,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from judging.scoring import DIFFICULTIES, CaseScores, CaseVerdicts, Profile, scorable, score_case
-from leaderboard.stats.ppi import ALPHA, MIN_LABELLED, NO_RESPONSES, PPIMean, ppi_mean
+from leaderboard.stats.ppi import ALPHA, MIN_LABELLED, PPIMean, ppi_mean
+from leaderboard.stats.reasons import PPI_NO_RESPONSES as NO_RESPONSES
 
 
 @dataclass(frozen=True)

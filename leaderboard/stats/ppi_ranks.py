@@ -29,10 +29,9 @@ import numpy as np
 from scipy.stats import chi2, norm
 
 from leaderboard.stats.ppi import ALPHA, PPIMean, z_value
-
-FEWER_THAN_TWO = "ppi_fewer_than_two_systems"
-SINGULAR = "ppi_bias_singular"
-NOT_RANKED = "ppi_not_ranked"
+from leaderboard.stats.reasons import PPI_BIAS_SINGULAR as SINGULAR
+from leaderboard.stats.reasons import PPI_FEWER_THAN_TWO as FEWER_THAN_TWO
+from leaderboard.stats.reasons import PPI_NOT_RANKED as NOT_RANKED
 
 
 def _covariance(first: dict, second: dict) -> float:

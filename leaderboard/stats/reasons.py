@@ -39,6 +39,12 @@ NO_ITEM_TIMES = "no_item_times"
 HEALTH_FEW_RATED_UNITS = "health_few_rated_units"
 HEALTH_FEW_SYSTEMS = "health_few_systems"
 # Can a judge replace an expert (leaderboard.stats.alt_test, leaderboard.stats.meta_f1).
+# Corrected scores (leaderboard.stats.ppi, ppi_ranks).
+PPI_TOO_FEW_LABELLED = "ppi_too_few_labelled"
+PPI_NO_RESPONSES = "ppi_no_responses"
+PPI_FEWER_THAN_TWO = "ppi_fewer_than_two_systems"
+PPI_BIAS_SINGULAR = "ppi_bias_singular"
+PPI_NOT_RANKED = "ppi_not_ranked"
 ALT_FEW_ITEMS = "alt_few_items"
 ALT_FEW_EXPERTS = "alt_few_experts"
 F1_ONE_CLASS = "f1_one_class"
@@ -75,6 +81,11 @@ CODES: dict[str, tuple[str, ...]] = {
     NO_ITEM_TIMES: (),
     HEALTH_FEW_RATED_UNITS: ("units", "needed"),
     HEALTH_FEW_SYSTEMS: ("systems", "needed"),
+    PPI_TOO_FEW_LABELLED: (),
+    PPI_NO_RESPONSES: (),
+    PPI_FEWER_THAN_TWO: (),
+    PPI_BIAS_SINGULAR: (),
+    PPI_NOT_RANKED: (),
     ALT_FEW_ITEMS: ("units", "needed"),
     ALT_FEW_EXPERTS: ("units", "needed"),
     F1_ONE_CLASS: (),

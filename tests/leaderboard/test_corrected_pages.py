@@ -46,7 +46,10 @@ def test_the_section_renders_in_chinese(world):  # noqa: F811
 
 def test_too_few_labelled_responses_read_as_undefined_with_the_reason(world):  # noqa: F811
     html = _section(_client(), round="Demo round")
-    assert "too few labelled responses: at least 10 are needed for an interval" in html
+    assert (
+        "too few labelled responses (rated in full by the round&#x27;s experts) to give an interval"
+        in html
+    )
     assert "has no corrected score" in html
 
 
