@@ -1,6 +1,7 @@
 """A HealthBench-format benchmark goes through Concord end to end: imported as released,
 reviewed blind in a round, judged by an imported grader output, evaluated at the gate,
-published and bundled; and its grader output scores under the healthbench profile."""
+corrected by the experts' votes, published and bundled; and its grader output scores under
+the healthbench profile."""
 
 import io
 import json
@@ -21,6 +22,7 @@ from judging.models import JudgeRun, Verdict
 from judging.scoring import Profile
 from judging.scoring.healthbench import GradedCriterion, GradedExample, score_healthbench
 from leaderboard.bundles.verify import verify_bundle
+from leaderboard.corrected.board import corrected_board
 from leaderboard.models import GateEvaluation, LeaderboardSnapshot
 from leaderboard.selectors.boards import board_runs
 from leaderboard.selectors.evidence import agreement_evidence
@@ -32,7 +34,7 @@ pytestmark = pytest.mark.django_db
 JUDGE = "HealthBench grader (imported)"
 MODEL = "Model H"
 IDEAL = "HealthBench ideal completion (Group 1)"
-EXAMPLES = 8
+EXAMPLES = 12
 THEMES = ["theme:emergency_referrals", "theme:global_health"]
 
 
@@ -160,6 +162,19 @@ def test_a_round_a_gate_evaluation_and_a_bundle_on_a_healthbench_benchmark(
         profile=Profile.HEARTBENCH,
         user=coordinator,
     )
+    # Corrected scores: the experts' votes correct the judge's board, per axis as well.
+    corrected = corrected_board(
+        board=board_runs(benchmark=benchmark, judge=JUDGE), round_=round_, profile="heartbench"
+    )
+    assert corrected["corrected_by"]["labelled_responses"] == EXAMPLES * 2
+    rows = {row["system"]: row for row in corrected["rows"]}
+    assert set(rows) == {MODEL, IDEAL}
+    assert set(rows[MODEL]["abilities"]) == {
+        "axis:accuracy",
+        "axis:context_awareness",
+        "axis:communication_quality",
+    }
+    assert rows[MODEL]["overall"]["corrected"] is not None, rows[MODEL]["overall"]
     path = tmp_path / "hb.zip"
     call_command("bundle", str(snapshot.pk), str(path))
     result = verify_bundle(io.BytesIO(path.read_bytes()))
