@@ -98,6 +98,9 @@ def parse_request(body: object) -> ChatRequest:
 MARKER = re.compile(r"CRITERIA[_ ]COUNT\s*[:=：]\s*(\d{1,4})", re.IGNORECASE)
 ITEM = re.compile(r"^\s*(?:[-*]\s*)?(?:\[(\d{1,3})\]|(\d{1,3})\s*[.)、:：．])\s*(\S.*)$")
 HEADER = re.compile(r"criteri|rubric|标准|细则|评分项|检查项", re.IGNORECASE)
+# HeartBench's released judge prompt states the count as "rubric条数：" and asks for
+# {'reason': ..., 'detail': [1, 0, ...]}; the simulator answers it in that form.
+HEARTBENCH_COUNT = re.compile(r"rubric条数\s*[:：]\s*(\d{1,4})")
 
 
 def criteria_hint(prompt: str) -> tuple[int | None, list[str] | None]:
@@ -209,6 +212,16 @@ def build_reply(req: ChatRequest, hit_rate: float, choice: int = 0, delta: int =
         filler = JudgeFiller(key, lang, hit_rate, verdicts, n, texts, delta if verdicts else 0)
         data = generate(schema, filler)
         return Reply(_dumps(data), "judge_schema", verdicts.key if verdicts else None)
+    heartbench = HEARTBENCH_COUNT.search(req.prompt)
+    if heartbench and "'detail'" in req.prompt:
+        n = max(int(heartbench.group(1)) + delta, 0)
+        filler = JudgeFiller(key, "zh", hit_rate, None, n, None)
+        detail = [int(filler.hit(index)) for index in range(n)]
+        # Python's own notation, single quotes, as the released prompt shows it.
+        return Reply(
+            str({"reason": text.summary("zh", sum(detail), n), "detail": detail}),
+            "judge_heartbench",
+        )
     wants_json = rf.get("type") == "json_object" or "verdicts" in req.prompt.lower()
     if count is not None and (MARKER.search(req.prompt) or wants_json):
         lang = "zh" if text.is_cjk(req.prompt) else "en"

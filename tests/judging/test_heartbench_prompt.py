@@ -3,10 +3,16 @@ script renders it: the dialogue as Python prints the list of turns, the rubric a
 "[dimension][score] content" lines, the count, and the whole as one user message."""
 
 import hashlib
+import json
+
+import pytest
+from django.core.management import call_command
 
 from judging.heartbench_prompt import HEARTBENCH_JUDGE_PROMPT
+from judging.models import JudgeAttempt, Verdict
 from judging.prompt_check import check_placeholders
 from judging.prompting import PromptCriterion, build_judge_request
+from judging.replies import HEARTBENCH
 
 # SHA-256 of PROMPT_TEMPLATE in inclusionAI/HeartBench heartbench/score_answers.py (eed85cb).
 RELEASED_SHA256 = "333b640f5b33e664f13d84221f3bfdea5b1127259f9209a1e0090cc1c3536157"
@@ -58,3 +64,20 @@ def test_concord_renders_it_byte_for_byte_as_the_script_does():
     )
     assert request.messages == [{"role": "user", "content": reference_prompt(CASE)}]
     assert request.messages[0]["content"].encode() == reference_prompt(CASE).encode()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_papers_protocol_runs_as_released(judged_benchmark, simulator, capsys, tmp_path):
+    """HeartBench's prompt as a text file, structured output off: the simulator answers in
+    HeartBench's own form, every reply is read, and each attempt says so."""
+    prompt = tmp_path / "heartbench_judge.txt"
+    prompt.write_text(HEARTBENCH_JUDGE_PROMPT, encoding="utf-8")
+    call_command(
+        "judge", "--benchmark", "hb", "--system", "Alpha", "--base-url", simulator.base_url,
+        "--model", "concord-sim", "--prompt-file", str(prompt), "--plain-json", "--json",
+    )  # fmt: skip
+    summary = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert summary["status"] == "finished" and summary["failed"] == 0 and summary["done"] > 0
+    attempts = JudgeAttempt.objects.filter(outcome=JudgeAttempt.Outcome.OK)
+    assert set(attempts.values_list("reply_form", flat=True)) == {HEARTBENCH}
+    assert Verdict.objects.count() > 0
