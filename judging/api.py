@@ -43,7 +43,7 @@ class PromptOutput(serializers.ModelSerializer):
 
 class VersionOutput(serializers.ModelSerializer):
     # The prompt's name and version; null for a judge without one (an imported judge).
-    prompt = serializers.StringRelatedField()
+    prompt = serializers.CharField(read_only=True, allow_null=True)
 
     class Meta:
         model = JudgeVersion
@@ -156,7 +156,7 @@ class RunOutput(serializers.ModelSerializer):
     judge_version = serializers.IntegerField(source="judge_version.number")
     systems = serializers.SlugRelatedField(slug_field="name", many=True, read_only=True)
     # The prompt's name and version; null for a judge without one (an imported judge).
-    prompt = serializers.StringRelatedField()
+    prompt = serializers.CharField(read_only=True, allow_null=True)
     progress = serializers.SerializerMethodField()
     state = serializers.SerializerMethodField(
         help_text="the status, except 'finished_with_failures' for a run that finished with "

@@ -235,4 +235,4 @@ class ExportJobFile(APIView):
     )
     def get(self, request: Request, slug: str, job_id: int) -> FileResponse:
         job = get_object_or_404(_jobs(slug), pk=job_id, status=ExportJob.Status.DONE)
-        return export_job_file_response(job)
+        return export_job_file_response(job, reader=request.user)

@@ -39,6 +39,7 @@ from annotation.models import (
     ReviewItem,
     ReviewRound,
     System,
+    VotesSeen,
 )
 from annotation.selectors.review import item_get_for_adjudicator, round_consensus
 from annotation.selectors.round_work import round_work_in_progress
@@ -52,6 +53,7 @@ from annotation.services.review_rounds import (
     round_set_status,
 )
 from annotation.services.review_votes import VoteRefused, reference_answers_set
+from annotation.services.votes_seen import round_votes_seen_record
 
 MANAGE = "annotation.manage_review"
 CONSENSUS = "annotation.view_consensus"
@@ -332,6 +334,7 @@ class RoundConsensus(APIView):
     @extend_schema(responses=ConsensusItemOutput(many=True))
     def get(self, request: Request, round_id: int) -> ApiResponse:
         round_ = get_object_or_404(ReviewRound, pk=round_id)
+        round_votes_seen_record(round_=round_, user=request.user, via=VotesSeen.Via.CONSENSUS)
         return ApiResponse(ConsensusItemOutput(_consensus(round_), many=True).data)
 
 

@@ -152,6 +152,13 @@ IMPORT_REFUSED_SCHEMA = {
             "type": "object",
             "additionalProperties": {"type": "array", "items": {"type": "string"}},
         },
+        # A body that could not be read (e.g. a NUL in a form field), named by the parser.
+        {
+            "type": "object",
+            "required": ["detail"],
+            "properties": {"detail": {"type": "string"}},
+            "additionalProperties": False,
+        },
     ]
 }
 

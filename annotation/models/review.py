@@ -260,18 +260,30 @@ class Adjudication(models.Model):
 
 
 class VotesSeen(models.Model):
-    """Someone read an item's votes and notes (by opening it to adjudicate). They are never
-    handed an item of that round to rate."""
+    """Someone read an item's votes: by opening it to adjudicate, in the round's consensus
+    table, in an export of the round's votes, or in the item's discussion thread. Nobody is
+    handed a response to rate whose votes they have read (in any round), nor changes their
+    own votes on it; whoever read the votes of a round's items otherwise than in a thread
+    rates nothing more in that round."""
+
+    class Via(models.TextChoices):
+        ADJUDICATION = "adjudication", _("adjudication")
+        CONSENSUS = "consensus", _("the round's consensus")
+        EXPORT = "export", _("an export of the round's votes")
+        DISCUSSION = "discussion", _("the item's discussion")
 
     item = models.ForeignKey(ReviewItem, on_delete=models.CASCADE, related_name="votes_seen")
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    via = models.CharField(max_length=16, choices=Via.choices, default=Via.ADJUDICATION)
     first_seen = models.DateTimeField(auto_now_add=True)
 
     class Meta:
-        constraints = [models.UniqueConstraint(fields=["item", "user"], name="votes_seen_unique")]
+        constraints = [
+            models.UniqueConstraint(fields=["item", "user", "via"], name="votes_seen_unique_via")
+        ]
 
     def __str__(self) -> str:
-        return f"votes of {self.item_id} seen by {self.user_id}"
+        return f"votes of {self.item_id} seen by {self.user_id} ({self.via})"
 
 
 class RaterPseudonym(models.Model):

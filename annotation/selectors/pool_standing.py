@@ -1,5 +1,6 @@
 """Where an expert stands in a round, as each "next item" and each annotation page needs it:
-whether they are in the pool, whether they have read the round's votes (as adjudicator), the
+whether they are in the pool, whether they have read the round's votes (otherwise than in
+an item's thread: services/votes_seen.py), the
 round's size, their place in the pool, their specialities, and their assignments.
 
 Written as SQL: these run on every claim and page, and building them through the ORM cost
@@ -31,7 +32,8 @@ _STANDING = (
     f"SELECT EXISTS (SELECT 1 FROM {_POOL} WHERE reviewround_id = %(round)s "
     "AND user_id = %(expert)s), "
     f"EXISTS (SELECT 1 FROM {VotesSeen._meta.db_table} s JOIN {_ITEMS} i ON i.id = s.item_id "
-    "WHERE i.round_id = %(round)s AND s.user_id = %(expert)s), "
+    "WHERE i.round_id = %(round)s AND s.user_id = %(expert)s "
+    f"AND s.via <> '{VotesSeen.Via.DISCUSSION.value}'), "
     f"{_ITEM_COUNT}, {_POOL_SIZE}, "
     f"(SELECT COUNT(*) FROM {_POOL} WHERE reviewround_id = %(round)s AND user_id < %(expert)s), "
     f"(SELECT specialities FROM {ExpertProfile._meta.db_table} WHERE user_id = %(expert)s)"

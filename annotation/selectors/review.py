@@ -14,7 +14,7 @@ from annotation.models import (
     ReviewRound,
     Vote,
 )
-from annotation.services.review_adjudication import item_votes_seen_record
+from annotation.services.votes_seen import item_votes_seen_record
 
 CALIBRATION_THRESHOLD = 0.8
 

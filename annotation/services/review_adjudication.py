@@ -7,8 +7,9 @@ from dataclasses import dataclass
 from django.db import transaction
 from django.utils.translation import gettext as _
 
-from annotation.models import Adjudication, Criterion, Flag, ReviewItem, VotesSeen
+from annotation.models import Adjudication, Criterion, Flag, ReviewItem
 from annotation.services.review_votes import VoteInvalid, note_too_long
+from annotation.services.votes_seen import item_votes_seen_record
 
 
 @dataclass(frozen=True)
@@ -16,11 +17,6 @@ class Decision:
     criterion: Criterion | None  # None: a note on the whole item
     decision: bool | None
     note: str = ""
-
-
-def item_votes_seen_record(*, item: ReviewItem, user) -> None:
-    """`user` has the item's votes and notes in front of them (idempotent)."""
-    VotesSeen.objects.get_or_create(item=item, user=user)
 
 
 def item_adjudicate(*, item: ReviewItem, by, decisions: list[Decision]) -> list[Adjudication]:

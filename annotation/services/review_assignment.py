@@ -26,6 +26,7 @@ from annotation.models import (
 )
 from annotation.selectors.pool_standing import assignments_in_round, pool_standing, round_size
 from annotation.services.audit import audit_record
+from annotation.services.votes_seen import ROUND_WIDE, response_votes_read, responses_seen_by
 
 OPEN_WORK = [Assignment.Status.ASSIGNED, Assignment.Status.IN_PROGRESS]
 
@@ -39,8 +40,10 @@ class AssignmentBusy(AssignmentRefused):
 
 
 def _votes_seen(round_: ReviewRound, expert) -> QuerySet:
-    """The records of the expert having read the votes of the round's items (adjudicating)."""
-    return VotesSeen.objects.filter(item__round=round_, user=expert.pk)
+    """The records of the expert having read the votes of the round's items otherwise than
+    in an item's thread (adjudicating, the consensus, an export): they rate nothing more in
+    the round."""
+    return VotesSeen.objects.filter(item__round=round_, user=expert.pk, via__in=ROUND_WIDE)
 
 
 def expert_share(round_: ReviewRound) -> int:
@@ -147,8 +150,9 @@ def assignment_next(*, expert, round_: ReviewRound) -> Assignment | None:
     if standing.seen_votes:
         raise AssignmentRefused(
             _(
-                "You have adjudicated items of this round, so you do not rate in it: you "
-                "have seen other raters' votes."
+                "You have seen other raters' votes in this round (you adjudicated items of "
+                "it, or opened its consensus or an export of its votes), so you do not rate "
+                "in it."
             )
         )
     if round_.status != ReviewRound.Status.OPEN:
@@ -198,6 +202,7 @@ def _claim_next(*, expert, round_: ReviewRound, claimant: Claimant, wait: bool):
 
 def _claim_next_locked(*, expert, round_: ReviewRound, claimant: Claimant, wait: bool):
     with transaction.atomic():
+        _lock_place_in_pool(expert, round_)
         statuses = [
             (pk, status)
             for pk, status, _seconds in assignments_in_round(
@@ -241,6 +246,18 @@ def _claim_next_locked(*, expert, round_: ReviewRound, claimant: Claimant, wait:
         return _BUSY if open_items.exists() else None
 
 
+def _lock_place_in_pool(expert, round_: ReviewRound) -> None:
+    """One claim at a time for an expert in a round, however many of their tabs ask at once:
+    their row of the round's pool is locked before their assignments are read, so each claim
+    sees what the one before it took. The one open item per expert and the round's cap then
+    hold in the database, not only in one process's reading of it."""
+    list(
+        ReviewRound.experts.through.objects.select_for_update()
+        .filter(reviewround_id=round_.pk, user_id=expert.pk)
+        .values_list("pk", flat=True)
+    )
+
+
 def _take_first(candidates, expert, round_: ReviewRound) -> Assignment | None:
     """Hand out the first candidate still short of raters (None: none could be taken)."""
     for item in candidates:
@@ -260,9 +277,12 @@ def _items_open_to(
     `statuses` are (pk, status) of all their assignments in the round. An item they skipped
     keeps its assignment row, so it is never handed to them again; it does not use up their
     share."""
-    open_items = ReviewItem.objects.filter(
-        round=round_, assigned_count__lt=round_.raters_per_item
-    ).exclude(assignments__expert=expert)
+    open_items = (
+        ReviewItem.objects.filter(round=round_, assigned_count__lt=round_.raters_per_item)
+        .exclude(assignments__expert=expert)
+        # A response whose votes they have read, in this round or an earlier one.
+        .exclude(response_id__in=responses_seen_by(expert.pk))
+    )
     share = expert_share(round_) if share is None else share
     taken = sum(1 for _pk, status in statuses if status != Assignment.Status.SKIPPED)
     if taken >= share:
@@ -287,46 +307,6 @@ def work_left_for(*, expert, round_: ReviewRound) -> bool:
     return open_items is not None and open_items.exists()
 
 
-SKIP_NOTE_MAX_LENGTH = 2000
-
-
-def assignment_skip(*, assignment: Assignment, reason: str, note: str = "") -> Assignment:
-    """Give an unsubmitted item back to the pool, with the expert's reason. The row stays
-    (status "skipped"), so the coordinator sees how often and why items are skipped, and
-    the item is never handed to the same expert again."""
-    if reason not in Assignment.SkipReason.values:
-        raise AssignmentRefused(_("Choose why you skip this item."))
-    if len(note) > SKIP_NOTE_MAX_LENGTH:
-        raise AssignmentRefused(
-            _("The note is too long: %(length)d characters, at most %(limit)d.")
-            % {"length": len(note), "limit": SKIP_NOTE_MAX_LENGTH}
-        )
-    with transaction.atomic():
-        locked = Assignment.objects.select_for_update().get(pk=assignment.pk)
-        if locked.status not in OPEN_WORK:
-            raise AssignmentRefused(
-                _("Only an item you have not submitted can be skipped.")
-                if locked.status == Assignment.Status.SUBMITTED
-                else _("You have already skipped this item.")
-            )
-        if (
-            ReviewRound.objects.filter(pk=locked.item.round_id)
-            .values_list("status", flat=True)
-            .get()
-            != ReviewRound.Status.OPEN
-        ):
-            raise AssignmentRefused(_("This round is not open."))
-        ReviewItem.objects.filter(pk=locked.item_id, assigned_count__gt=0).update(
-            assigned_count=F("assigned_count") - 1
-        )
-        locked.status = Assignment.Status.SKIPPED
-        locked.skip_reason = reason
-        locked.skip_note = note.strip()
-        locked.draft = {}
-        locked.save(update_fields=["status", "skip_reason", "skip_note", "draft"])
-    return locked
-
-
 def _stranded_items(round_: ReviewRound, expert, share: int) -> list[int]:
     """Open items that the other experts of the pool, within their share, cannot bring to
     the round's rater count."""
@@ -338,7 +318,11 @@ def _stranded_items(round_: ReviewRound, expert, share: int) -> list[int]:
         if status != Assignment.Status.SKIPPED:
             per_expert[expert_id] = per_expert.get(expert_id, 0) + 1
         raters.setdefault(item_id, set()).add(expert_id)
-    unable = set(VotesSeen.objects.filter(item__round=round_).values_list("user_id", flat=True))
+    unable = set(
+        VotesSeen.objects.filter(item__round=round_, via__in=ROUND_WIDE).values_list(
+            "user_id", flat=True
+        )
+    )
     pool = [
         pk
         for pk in round_.experts.values_list("pk", flat=True)
@@ -372,6 +356,13 @@ def assignment_reassign(*, assignment: Assignment, to_expert, user=None) -> Assi
         if _votes_seen(round_, to_expert).exists():
             raise AssignmentRefused(
                 _("That expert has adjudicated items of this round, so they do not rate in it.")
+            )
+        if response_votes_read(response_id=locked.item.response_id, user_id=to_expert.pk):
+            raise AssignmentRefused(
+                _(
+                    "That expert has read other raters' votes on this response, so they do "
+                    "not rate it."
+                )
             )
         from_expert = locked.expert.get_username()
         locked.expert = to_expert

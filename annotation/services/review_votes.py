@@ -18,6 +18,7 @@ from annotation.models import (
     ReviewRound,
     Vote,
 )
+from annotation.services.votes_seen import response_votes_read
 from annotation.signals import round_ratings_changed_on_commit
 
 MAX_ACTIVE_STEP = 120  # seconds one autosave may add: a forgotten open tab is not work
@@ -179,6 +180,14 @@ def assignment_submit(
         _not_skipped(locked)
         if locked.revision != base_revision:
             return locked, False
+        if response_votes_read(response_id=assignment.item.response_id, user_id=locked.expert_id):
+            raise VoteRefused(
+                _(
+                    "You have read other raters' votes on this response (in its discussion, "
+                    "as adjudicator, or in a consensus or an export), so your votes on it stay "
+                    "as they are."
+                )
+            )
         revision = locked.revision + 1
         Vote.objects.bulk_create(
             Vote(

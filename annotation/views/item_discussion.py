@@ -5,6 +5,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 
 from accounts.access import permission_needed
+from annotation.models import VotesSeen
 from annotation.selectors.item_discussion import discussion_posts, item_discussion_get
 from annotation.services.item_discussion import (
     POST_MAX_LENGTH,
@@ -12,6 +13,7 @@ from annotation.services.item_discussion import (
     DiscussionUnavailable,
     discussion_post_create,
 )
+from annotation.services.votes_seen import item_votes_seen_record
 
 DISCUSS = "annotation.discuss_item"
 
@@ -19,6 +21,9 @@ DISCUSS = "annotation.discuss_item"
 @permission_needed(DISCUSS)
 def item_discussion(request: HttpRequest, item_id: int) -> HttpResponse:
     discussion = item_discussion_get(request.user, item_id)
+    # The thread shows how the raters split: the reader's own votes on it are frozen, and
+    # the response is never handed to them to rate again.
+    item_votes_seen_record(item=discussion.item, user=request.user, via=VotesSeen.Via.DISCUSSION)
     error, text = "", ""
     if request.method == "POST":
         text = request.POST.get("text", "")

@@ -19,13 +19,12 @@ from annotation.selectors.review import (
     rounds_for_expert,
 )
 from annotation.selectors.review_workload import expert_workload, submitted_items
+from annotation.services.assignment_skip import SKIP_NOTE_MAX_LENGTH, assignment_skip
 from annotation.services.review_assignment import (
     OPEN_WORK,
-    SKIP_NOTE_MAX_LENGTH,
     AssignmentBusy,
     AssignmentRefused,
     assignment_next,
-    assignment_skip,
     work_left_for,
 )
 from annotation.services.review_votes import (

@@ -20,6 +20,7 @@ from annotation.models import (
     ReviewItem,
     ReviewRound,
     Vote,
+    VotesSeen,
 )
 from annotation.selectors.item_discussion import discussions_of_round
 from annotation.selectors.review import item_criteria, round_consensus
@@ -43,6 +44,7 @@ from annotation.services.review_rounds import (
 from annotation.services.review_votes import (
     reference_answers_set,
 )
+from annotation.services.votes_seen import round_votes_seen_record
 from config.spreadsheet import spreadsheet_text
 
 MANAGE = "annotation.manage_review"
@@ -218,6 +220,7 @@ def round_close(request: HttpRequest, round_id: int) -> HttpResponse:
 @permission_needed(CONSENSUS)
 def round_consensus_page(request: HttpRequest, round_id: int) -> HttpResponse:
     round_ = get_object_or_404(ReviewRound, pk=round_id)
+    round_votes_seen_record(round_=round_, user=request.user, via=VotesSeen.Via.CONSENSUS)
     units = round_consensus(round_=round_)
     items = {
         item.pk: item

@@ -18,8 +18,9 @@ from django.views.decorators.http import require_POST
 
 from accounts.access import permission_needed
 from annotation.downloads import streamed_download
-from annotation.models import ReviewRound
+from annotation.models import ReviewRound, VotesSeen
 from annotation.selectors.benchmarks import benchmark_get
+from annotation.services.votes_seen import round_votes_seen_record
 from config.broker import BrokerUnreachable
 from judging.models import JudgeRun
 from judging.scoring import Profile
@@ -149,6 +150,9 @@ def export_download(request: HttpRequest, slug: str, kind: str, fmt: str) -> Htt
         response = JsonResponse(record, json_dumps_params={"ensure_ascii": False, "indent": 2})
         response["Content-Disposition"] = f'attachment; filename="{filename}"'
         return response
+    if round_ is not None:
+        # A round's file (votes, tidy) carries its raters' votes: reading them is recorded.
+        round_votes_seen_record(round_=round_, user=request.user, via=VotesSeen.Via.EXPORT)
     lines = export_lines(kind=kind, fmt=fmt, round_=round_, run=run, profile=profile)
     return streamed_download(lines, filename=filename, content_type=CONTENT_TYPES[fmt])
 
@@ -192,11 +196,14 @@ def export_job_download(request: HttpRequest, slug: str, job_id: int) -> HttpRes
     job = get_object_or_404(
         ExportJob, pk=job_id, benchmark__slug=slug, status=ExportJob.Status.DONE
     )
-    return export_job_file_response(job)
+    return export_job_file_response(job, reader=request.user)
 
 
-def export_job_file_response(job: ExportJob) -> FileResponse:
-    """A finished job's file as a download (the page's link and the API's `file`)."""
+def export_job_file_response(job: ExportJob, *, reader) -> FileResponse:
+    """A finished job's file as a download (the page's link and the API's `file`); a
+    round's file carries its raters' votes, and `reader` is recorded as having read them."""
+    if job.round_id is not None:
+        round_votes_seen_record(round_=job.round, user=reader, via=VotesSeen.Via.EXPORT)
     try:
         handle = export_job_file(job).open("rb")
     except OSError as exc:
