@@ -39,7 +39,9 @@ def user_access_end(*, user) -> int:
     person signs in anew and asks for a new token. Returns the sessions ended.
 
     Sessions keep the user's id inside their encoded data, so each live session is read;
-    deactivating is rare and the table holds one row per signed-in browser."""
+    deactivating is rare and the table holds one row per signed-in browser. With
+    SESSION_ENGINE set to signed cookies there is no table: a cookie copied before the
+    deactivation is refused only while the account stays inactive."""
     from django.contrib.auth import SESSION_KEY
     from django.contrib.sessions.models import Session
     from rest_framework.authtoken.models import Token
