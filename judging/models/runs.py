@@ -7,6 +7,18 @@ from judging.models.config import JudgeConfig, PromptTemplate
 from judging.models.versions import JudgeVersion
 
 
+class JudgeRunQuerySet(models.QuerySet):
+    def finished(self) -> "JudgeRunQuerySet":
+        """Finished judge runs (see `finished_judge_runs`)."""
+        return self.filter(finished_judge_runs())
+
+    def of_judge(self, version) -> "JudgeRunQuerySet":
+        return self.filter(judge_version=version)
+
+    def newest_first(self) -> "JudgeRunQuerySet":
+        return self.order_by(models.F("finished").desc(nulls_last=True), "-pk")
+
+
 class JudgeRun(models.Model):
     class Status(models.TextChoices):
         RUNNING = "running", _("running")
@@ -50,6 +62,8 @@ class JudgeRun(models.Model):
     # services/outage.py): the run is running, but no call is made except probes.
     endpoint_down_since = models.DateTimeField(null=True, blank=True)
 
+    objects = JudgeRunQuerySet.as_manager()
+
     class Meta:
         ordering = ["-created", "-pk"]
         verbose_name = _("judge run")
@@ -65,6 +79,15 @@ class JudgeRun(models.Model):
     @property
     def prompt(self) -> PromptTemplate | None:
         return self.judge_version.prompt
+
+
+def finished_judge_runs(prefix: str = "") -> models.Q:
+    """The one definition of the runs whose verdicts readings count: finished judge runs
+    (not generation runs, not runs still going, paused, interrupted or cancelled). From a
+    related model, give the path to the run (`prefix="run__"`)."""
+    return models.Q(
+        **{f"{prefix}kind": JudgeRun.Kind.JUDGE, f"{prefix}status": JudgeRun.Status.FINISHED}
+    )
 
 
 class JudgeTask(models.Model):

@@ -176,7 +176,7 @@ def latest_finished_run(*, benchmark, kind: str = JudgeRun.Kind.JUDGE) -> JudgeR
     """The benchmark's most recently finished judge run, LLM-judged or imported."""
     return (
         JudgeRun.objects.filter(benchmark=benchmark, kind=kind, status=JudgeRun.Status.FINISHED)
-        .order_by(F("finished").desc(nulls_last=True), "-pk")
+        .newest_first()
         .select_related("judge_version__config")
         .first()
     )

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import cached_property
 
-from django.db.models import DateTimeField, Exists, F, OuterRef, Q, QuerySet, Value
+from django.db.models import DateTimeField, Exists, OuterRef, Q, QuerySet, Value
 from django.db.models.functions import Coalesce
 from django.utils.translation import gettext as _
 
@@ -85,14 +85,11 @@ class BoardRuns:
 
 def _finished_runs(benchmark: Benchmark, version: JudgeVersion) -> tuple[JudgeRun, ...]:
     return tuple(
-        JudgeRun.objects.filter(
-            benchmark=benchmark,
-            judge_version=version,
-            kind=JudgeRun.Kind.JUDGE,
-            status=JudgeRun.Status.FINISHED,
-        )
+        JudgeRun.objects.finished()
+        .filter(benchmark=benchmark)
+        .of_judge(version)
         .select_related("judge_version__config")
-        .order_by(F("finished").desc(nulls_last=True), "-pk")
+        .newest_first()
     )
 
 

@@ -21,6 +21,7 @@ from annotation.models import Benchmark, ReviewItem, ReviewRound
 from annotation.selectors.round_decisions import round_median_item_seconds
 from config.version import CONCORD_VERSION
 from judging.models import JudgeConfig, JudgeRun, JudgeTask, JudgeVersion
+from judging.models.runs import finished_judge_runs
 from leaderboard.agreement import GateRule, Unit, agreement_report
 from leaderboard.models import GatePolicy
 from leaderboard.provenance import rubric_versions_of
@@ -82,9 +83,8 @@ def benchmark_judges(*, benchmark: Benchmark):
     """Judge configurations whose current version has a finished run on the benchmark."""
     return (
         JudgeConfig.objects.filter(
+            finished_judge_runs("current_version__runs__"),
             current_version__runs__benchmark=benchmark,
-            current_version__runs__kind=JudgeRun.Kind.JUDGE,
-            current_version__runs__status=JudgeRun.Status.FINISHED,
         )
         .select_related("current_version")
         .distinct()
@@ -93,9 +93,11 @@ def benchmark_judges(*, benchmark: Benchmark):
 
 
 def _finished_runs(benchmark: Benchmark):
-    return JudgeRun.objects.filter(
-        benchmark=benchmark, kind=JudgeRun.Kind.JUDGE, status=JudgeRun.Status.FINISHED
-    ).select_related("judge_version__config")
+    return (
+        JudgeRun.objects.finished()
+        .filter(benchmark=benchmark)
+        .select_related("judge_version__config")
+    )
 
 
 def _round_responses(round_: ReviewRound):
@@ -131,9 +133,8 @@ def _covering_version_runs(benchmark: Benchmark, round_: ReviewRound, items: int
     every response of the round (none: empty). Two queries."""
     versions = (
         JudgeTask.objects.filter(
+            finished_judge_runs("run__"),
             run__benchmark=benchmark,
-            run__kind=JudgeRun.Kind.JUDGE,
-            run__status=JudgeRun.Status.FINISHED,
             response_id__in=_round_responses(round_),
         )
         .values("run__judge_version")

@@ -70,15 +70,7 @@ def version_history(
     """The version's rounds, oldest first, ending with `round_` (whose `units` are given):
     each earlier round whose responses the version's finished runs judged in full."""
     earlier_rounds = list(_earlier_rounds(round_))
-    runs = (
-        list(
-            JudgeRun.objects.filter(
-                judge_version=version, kind=JudgeRun.Kind.JUDGE, status=JudgeRun.Status.FINISHED
-            )
-        )
-        if earlier_rounds
-        else []
-    )
+    runs = list(JudgeRun.objects.finished().of_judge(version)) if earlier_rounds else []
     history = []
     for earlier in earlier_rounds if runs else ():
         items = ReviewItem.objects.filter(round=earlier).count()

@@ -6,8 +6,6 @@ the gate-evaluated judge (the version of the newest passing gate evaluation, els
 newest evaluation); else the version that finished a run last. Each reading says which of
 these picked its judge (leaderboard.wording_gate words it) and lets the reader choose another."""
 
-from django.db.models import F
-
 from annotation.models import Benchmark
 from judging.models import JudgeRun, JudgeVersion
 from leaderboard.models import GateEvaluation, LeaderboardSnapshot
@@ -22,12 +20,8 @@ PUBLISHED, GATE_EVALUATED, LATEST, ASKED, DECIDED = (
 
 
 def _has_finished_run(benchmark: Benchmark, version_id: int) -> bool:
-    return JudgeRun.objects.filter(
-        benchmark=benchmark,
-        judge_version_id=version_id,
-        kind=JudgeRun.Kind.JUDGE,
-        status=JudgeRun.Status.FINISHED,
-    ).exists()
+    runs = JudgeRun.objects.finished().filter(benchmark=benchmark, judge_version_id=version_id)
+    return runs.exists()
 
 
 def default_judge(*, benchmark: Benchmark) -> tuple[JudgeVersion | None, str]:
@@ -50,10 +44,9 @@ def default_judge(*, benchmark: Benchmark) -> tuple[JudgeVersion | None, str]:
     if evaluated is not None and _has_finished_run(benchmark, evaluated):
         return JudgeVersion.objects.select_related("config").get(pk=evaluated), GATE_EVALUATED
     newest = (
-        JudgeRun.objects.filter(
-            benchmark=benchmark, kind=JudgeRun.Kind.JUDGE, status=JudgeRun.Status.FINISHED
-        )
-        .order_by(F("finished").desc(nulls_last=True), "-pk")
+        JudgeRun.objects.finished()
+        .filter(benchmark=benchmark)
+        .newest_first()
         .select_related("judge_version__config")
         .first()
     )

@@ -17,6 +17,7 @@ from django.utils.translation import gettext as _
 from annotation.models import Benchmark, ReviewItem, ReviewRound
 from config.version import CONCORD_VERSION
 from judging.models import JudgeAttempt, JudgeRun, JudgeTask, JudgeVersion
+from judging.models.runs import finished_judge_runs
 from leaderboard.agreement import GateRule, agreement_report
 from leaderboard.judge_selection import (
     Candidate,
@@ -72,13 +73,12 @@ def selection_round(*, ref: str, benchmark: Benchmark | None = None) -> ReviewRo
 def _covering_runs(round_: ReviewRound, items: int) -> dict[int, list[JudgeRun]]:
     """Per judge version whose finished runs together judged every response of the round:
     those runs, newest first. Two queries."""
-    finished = {
-        "run__benchmark": round_.benchmark,
-        "run__kind": JudgeRun.Kind.JUDGE,
-        "run__status": JudgeRun.Status.FINISHED,
-    }
     versions = list(
-        JudgeTask.objects.filter(**finished, response__review_items__round=round_)
+        JudgeTask.objects.filter(
+            finished_judge_runs("run__"),
+            run__benchmark=round_.benchmark,
+            response__review_items__round=round_,
+        )
         .values("run__judge_version")
         .annotate(n=Count("response", distinct=True))
         .filter(n=items)
@@ -86,12 +86,8 @@ def _covering_runs(round_: ReviewRound, items: int) -> dict[int, list[JudgeRun]]
     )
     runs: dict[int, list[JudgeRun]] = defaultdict(list)
     for run in (
-        JudgeRun.objects.filter(
-            benchmark=round_.benchmark,
-            kind=JudgeRun.Kind.JUDGE,
-            status=JudgeRun.Status.FINISHED,
-            judge_version__in=versions,
-        )
+        JudgeRun.objects.finished()
+        .filter(benchmark=round_.benchmark, judge_version__in=versions)
         .select_related("judge_version__config", "judge_version__prompt")
         .order_by("-finished", "-pk")
     ):

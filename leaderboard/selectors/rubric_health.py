@@ -14,7 +14,8 @@ from annotation.consensus import has_majority, majority_hit
 from annotation.models import Benchmark, Case, Criterion, RubricVersion
 from annotation.selectors.review import current_votes_on
 from config.version import CONCORD_VERSION
-from judging.models import JudgeConfig, JudgeRun, JudgeTask, JudgeVersion, Verdict
+from judging.models import JudgeConfig, JudgeTask, JudgeVersion, Verdict
+from judging.models.runs import finished_judge_runs
 from leaderboard.selectors.judge_choice import ASKED, default_judge
 from leaderboard.stats.criterion_health import THRESHOLDS, Health, HealthCounts, health, pooled
 
@@ -88,9 +89,8 @@ def _verdicts(
     benchmark's runs task by task: filtering on the criteria instead makes SQLite probe
     every task for every criterion."""
     tasks = JudgeTask.objects.filter(
+        finished_judge_runs("run__"),
         run__benchmark=benchmark,
-        run__kind=JudgeRun.Kind.JUDGE,
-        run__status=JudgeRun.Status.FINISHED,
         run__judge_version=judge,
         status=JudgeTask.Status.DONE,
     )
