@@ -10,15 +10,20 @@ one rubric item per criterion of the case's current rubric, in order. `criteria_
 grader's verdict (true: the described behaviour happened), `explanation` its reasoning for
 that criterion. A `criterion` text, when given, must be the text of the criterion at that
 position, so verdicts are never paired with the wrong criteria. Other fields (`score`,
-`prompt`, `completion`, `usage`, ...) are not read.
+`prompt`, `completion`, `usage`, ...) are not read. The whole-run file simple-evals writes
+(`..._allresults.json`, one JSON document) is read too: its examples are these lines.
 """
 
+import json
+from collections.abc import Iterable, Iterator
+from itertools import chain
 from typing import Any
 
 from annotation.importing.fields import refuse_nul, require_list, require_object, require_string
 from annotation.importing.fields import type_name as _type_name
 from annotation.importing.issues import RowInvalid
 from annotation.importing.issues import _ as _
+from annotation.importing.jsonl import BOM
 from judging.services.judgments_import import JudgmentRow
 
 
@@ -63,3 +68,30 @@ def parse_healthbench_judgment(value: Any) -> JudgmentRow:
         criterion_texts=tuple(texts),
         explanations=tuple(explanations),
     )
+
+
+def healthbench_grader_lines(chunks: Iterable[bytes]) -> tuple[Iterator[bytes], bool]:
+    """The graded examples of a file as JSON lines, and whether the file was the one JSON
+    document simple-evals writes of a whole run (`..._allresults.json`: the examples under
+    `metadata.example_level_metadata`); then "line N" names its Nth example. Any other file
+    is given back line by line, to be read (and its errors named) as JSON Lines."""
+    lines = iter(chunks)
+    head: list[bytes] = []
+    for raw in lines:
+        head.append(raw)
+        if raw.strip():
+            break
+    first = head[-1].strip() if head else b""
+    if first.startswith(BOM):
+        first = first[len(BOM) :].strip()
+    if first != b"{":
+        return chain(head, lines), False
+    whole = b"".join(chain(head, lines))
+    try:
+        document = json.loads(whole.decode("utf-8-sig"))
+        examples = document["metadata"]["example_level_metadata"]
+    except (ValueError, TypeError, KeyError, RecursionError):
+        return iter(whole.splitlines(keepends=True)), False
+    if not isinstance(examples, list):
+        return iter(whole.splitlines(keepends=True)), False
+    return (json.dumps(example, ensure_ascii=False).encode("utf-8") for example in examples), True

@@ -244,3 +244,45 @@ def test_grader_output_for_another_rubric_is_refused_by_line(benchmark, tmp_path
     assert "line 6, field 'rubric_items[0].criteria_met': must be true or false" in message
     assert not JudgeRun.objects.exists()
     assert not get_user_model().objects.filter(username="coord").exists()
+
+
+def test_simple_evals_whole_run_file_imports_as_the_same_judgments(benchmark, tmp_path, capsys):
+    examples = [
+        {
+            "score": 0.5,
+            "usage": {"input_tokens": None},
+            "rubric_items": row["rubric_items"],
+            "prompt": [{"role": "user", "content": "…"}],
+            "completion": [{"role": "assistant", "content": "…"}],
+            "prompt_id": row["prompt_id"],
+            "completion_id": "abc",
+        }
+        for row in grader_output(MODEL)
+    ]
+    document = {
+        "score": 0.5,
+        "metrics": {"overall_score": 0.5},
+        "htmls": [""] * EXAMPLES,
+        "convos": [[]] * EXAMPLES,
+        "metadata": {"example_level_metadata": examples},
+    }
+    path = tmp_path / "healthbench_allresults.json"
+    examples[1]["rubric_items"][0]["criteria_met"] = None
+    path.write_text(json.dumps(document, indent=2, ensure_ascii=False), encoding="utf-8")
+    arguments = ["--benchmark", "hb", "--system", MODEL, "--judge", JUDGE, "--format"]
+    with pytest.raises(CommandError) as caught:
+        call_command("import_judgments", str(path), *arguments, "healthbench")
+    assert "line 2, field 'rubric_items[0].criteria_met'" in str(caught.value)
+    assert "Nth graded example" in capsys.readouterr().err
+
+    examples[1]["rubric_items"][0]["criteria_met"] = True
+    path.write_text(json.dumps(document, indent=2, ensure_ascii=False), encoding="utf-8")
+    call_command("import_judgments", str(path), *arguments, "healthbench", "--json")
+    summary = json.loads(capsys.readouterr().out)
+    assert (summary["tasks"], summary["verdicts"]) == (EXAMPLES, EXAMPLES * 4)
+    hits = list(
+        Verdict.objects.filter(task__case__external_id="hb-1")
+        .order_by("criterion__position")
+        .values_list("hit", flat=True)
+    )
+    assert hits == [True, *[truth(1, MODEL, p) for p in (2, 3, 4)]]

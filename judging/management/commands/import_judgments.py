@@ -1,7 +1,10 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.management.commands._importing import run_import
-from judging.services.healthbench_judgments import parse_healthbench_judgment
+from judging.services.healthbench_judgments import (
+    healthbench_grader_lines,
+    parse_healthbench_judgment,
+)
 from judging.services.judgments_import import (
     BenchmarkNotFound,
     SystemNotFound,
@@ -44,7 +47,7 @@ class Command(BaseCommand):
                 path,
                 json,
                 lambda chunks: judgments_import(
-                    chunks=chunks,
+                    chunks=self.lines(chunks, format),
                     benchmark_slug=benchmark,
                     system_name=system,
                     judge_name=judge,
@@ -60,3 +63,15 @@ class Command(BaseCommand):
             )
             for warning in summary["warnings"]:
                 self.stderr.write(f"warning: {warning}")
+
+    def lines(self, chunks, format: str):
+        """HealthBench's grader output may also be simple-evals' whole-run file."""
+        if format != "healthbench":
+            return chunks
+        lines, whole_run = healthbench_grader_lines(chunks)
+        if whole_run:
+            self.stderr.write(
+                "note: read as simple-evals' whole-run file (metadata.example_level_metadata); "
+                "'line N' names its Nth graded example"
+            )
+        return lines
