@@ -204,6 +204,7 @@ def test_the_grader_output_scores_under_the_healthbench_profile(benchmark, tmp_p
     )
     out = json.loads(capsys.readouterr().out)
     assert (out["profile"], out["seed"], out["n_resamples"]) == ("healthbench", 3, 1000)
+    assert (out["judge_version"]["config"], out["chosen_by"]) == (JUDGE, "judge")
     got = out["systems"][MODEL]
 
     def same(stat, reading):

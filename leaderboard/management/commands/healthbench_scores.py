@@ -5,7 +5,7 @@ from django.core.management.base import BaseCommand, CommandError, no_translatio
 from annotation.models import Benchmark
 from config.version import CONCORD_VERSION
 from judging.scoring.healthbench import DEFAULT_SEED, N_RESAMPLES, PROFILE, ClippedMean
-from leaderboard.selectors.boards import BoardNotFound, board_runs
+from leaderboard.selectors.boards import BoardNotFound, board_runs, judge_version_header
 from leaderboard.selectors.healthbench import NotScorable, healthbench_board_scores
 
 
@@ -59,6 +59,10 @@ class Command(BaseCommand):
                         "profile": PROFILE,
                         "benchmark": found.slug,
                         "runs": board.run_ids,
+                        "judge_version": None
+                        if board.judge_version is None
+                        else judge_version_header(board.judge_version),
+                        "chosen_by": board.chosen_by,
                         "seed": seed,
                         "n_resamples": resamples,
                         "concord_version": CONCORD_VERSION,
