@@ -1,0 +1,77 @@
+"""Records the bundle carries beside the evidence proper: the response texts, the runs
+with the settings they started with and the structured-output probes, and the gate policy
+as it stood at publication."""
+
+from django.db.models import Q
+
+from annotation.models import AuditEvent, Response
+from judging.models import OutputProbe
+from leaderboard.models import GateEvaluation, GatePolicy
+
+
+def response_lines(tasks, round_) -> list[dict]:
+    responses = Response.objects.filter(
+        Q(pk__in=tasks.values("response_id")) | Q(review_items__round=round_)
+    ).distinct()
+    return [
+        {"question_id": qid, "system": system, "text": text}
+        for qid, system, text in responses.order_by("case__position", "system__name").values_list(
+            "case__external_id", "system__name", "text"
+        )
+    ]
+
+
+def runs_record(runs, evaluation: GateEvaluation) -> dict:
+    """The runs the board and the evaluation read, each with the settings it started with
+    (its structured-output mode and the probe's usage among them), and the structured-output
+    probes of their judge versions."""
+    every = {run.pk: run for run in runs} | {run.pk: run for run in evaluation.runs.all()}
+    versions = {run.judge_version_id for run in every.values()}
+    probes = OutputProbe.objects.filter(judge_version_id__in=versions).order_by("probed", "pk")
+    return {
+        "runs": [
+            {
+                "id": run.pk,
+                "status": run.status,
+                "source": run.source,
+                "created": run.created.isoformat(),
+                "finished": run.finished.isoformat() if run.finished else None,
+                "settings": run.settings_snapshot,
+            }
+            for _pk, run in sorted(every.items())
+        ],
+        "output_probes": [
+            {
+                "judge_version": probe.judge_version_id,
+                "model": probe.model,
+                "finding": probe.finding,
+                "mode": probe.mode,
+                "http_status": probe.http_status,
+                "provider_message": probe.provider_message,
+                "probed": probe.probed.isoformat(),
+            }
+            for probe in probes
+        ],
+    }
+
+
+def policy_as_of(benchmark, when) -> dict:
+    """The benchmark's gate policy as it stood at `when`, from the audit log of its changes
+    (the current policy when it never changed)."""
+    changes = AuditEvent.objects.filter(
+        benchmark=benchmark, action=AuditEvent.Action.GATE_POLICY_CHANGED
+    ).order_by("created", "pk")
+    before = changes.filter(created__lte=when).last()
+    after = changes.filter(created__gt=when).first()
+    if before is not None:
+        state = before.details.get("to", {})
+    elif after is not None:
+        state = after.details.get("from", {})
+    else:
+        policy = GatePolicy.objects.filter(benchmark=benchmark).first() or GatePolicy()
+        state = {
+            "threshold": policy.threshold,
+            "rule": policy.rule,
+            "allow_rubric_changes": policy.allow_rubric_changes,
+        }
+    return {**state, "as_of": when.isoformat()}
