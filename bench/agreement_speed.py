@@ -9,7 +9,9 @@ verdict on every criterion of every response (about 160,000 verdicts). Then time
   with 1,000 cluster bootstrap resamples); goal under 3 s;
 - the leaderboard page (Django test client GET, logged in; the first request apart, then
   the median of several); goal under 300 ms;
-- rubric health (`rubric_health`, every criterion from every round and run);
+- rubric health (`rubric_health`, every criterion from every round, one judge version's runs)
+  and its page;
+- signing in and landing on the first page (the form, the POST, the redirect);
 - the tidy long export (`tidy_rows` consumed fully): rows/s, then the peak Python memory
   (tracemalloc, a second pass) on the full round and on a round a fifth of its size, to show
   memory does not grow with the size; goal at least 100,000 rows/s.
@@ -294,7 +296,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
     vendor = setup_django(args.var_dir)
     from django.contrib.auth import get_user_model
-    from django.test import Client
+    from django.test import Client, override_settings
 
     from accounts.services import user_create_with_role
     from annotation.models import Vote
@@ -388,6 +390,27 @@ def main(argv: list[str] | None = None) -> None:
     health_page = "/benchmarks/speed/rubrics/health/?all=1"
     first, median, _ = timed(lambda: client.get(health_page), 2)
     print(f"  the page, all criteria (the first 500 listed): {median:.2f} s median")
+
+    def sign_in_and_land():
+        # A fresh browser: the sign-in form, the POST, and the landing page it leads to.
+        visitor = Client()
+        visitor.get("/login/")
+        landed = visitor.post(
+            "/login/", {"username": "speed-r", "password": "x-pass-123"}, follow=True
+        )
+        assert landed.status_code == 200 and landed.redirect_chain, landed.status_code
+        return landed
+
+    # The test settings hash passwords with MD5 for speed; a site uses Django's default
+    # (PBKDF2), which is most of a sign-in's cost.
+    with override_settings(PASSWORD_HASHERS=["django.contrib.auth.hashers.PBKDF2PasswordHasher"]):
+        researcher.set_password("x-pass-123")
+        researcher.save(update_fields=["password"])
+        first, median, _ = timed(sign_in_and_land, args.repeats)
+    print(
+        f"sign-in to the landing page: {first:.2f} s first, {median:.2f} s median of "
+        f"{args.repeats} (PBKDF2 password hashing included)"
+    )
     board = board_runs(benchmark=run.benchmark, runs=[run.pk])
     scoring = cpu_median(lambda: leaderboard_rows(board=board, profile="heartbench"), 3)
     print(f"  scoring the run without stored rows: CPU {scoring * 1000:.0f} ms")
