@@ -45,6 +45,8 @@ PAGE_SECTIONS: dict[str, tuple[str, str]] = {
     "leaderboard-snapshot": ("researcher", "leaderboards"),
     "exports": ("researcher", "exports"),
     "judge-selection": ("researcher", "choosing-a-judge"),
+    "judge-panel": ("researcher", "can-this-judge-replace-an-expert"),
+    "agreement-methods": ("researcher", "a-methods-paragraph-for-the-paper-methods"),
     "rubric-health": ("researcher", "rubric-health"),
     "review-guidance": ("expert", "worked-examples-and-the-faq"),
     "review-discussion": ("expert", "discussing-an-item-after-the-round-closes"),

@@ -3,12 +3,16 @@ function, used by the page, the API and the commands alike (no Django here).
 
 - A board is published only from finished runs of one judge version.
 - That version needs a passing gate evaluation on this benchmark. Evaluations count in the
-  order of their rounds: the newest round evaluated decides, and a failure on it stands
-  (only a pass on a round opened later overturns it). Recording an older round again
-  changes nothing.
+  order of their rounds: the newest round evaluated decides, and a failure on it stands.
+  Each evaluation already decides on the version's whole history of rounds
+  (leaderboard.gate_history), so a pass overturns a failure only when the pooled evidence
+  passes.
+- The deciding evaluation must have been made under the policy in force (its rule, and at
+  least its threshold), and not rest on a round the person publishing rated in.
 - If the board judged rubric versions that changed since the deciding round, publishing is
   refused, unless the benchmark allows it; the board then carries the count of changed
   cases as a visible notice.
+- With a bias condition, a judge surely biased beyond it with some system is refused.
 """
 
 from collections.abc import Iterable, Mapping

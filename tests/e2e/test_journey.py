@@ -215,7 +215,7 @@ def test_the_whole_journey(e2e, page, simulator, language):  # noqa: F811
     for box in page.locator("input[name=systems]").all():
         box.check()
     page.locator("#id_config").select_option(str(config.pk))
-    page.locator("main form button[type=submit]").click()
+    page.locator("main form[method=post] button[type=submit]").click()
     page.wait_for_url("**/judging/runs/*/")
     expect(page.locator("#run-progress .badge.status-finished")).to_be_visible(timeout=60_000)
     expect(page.locator("#count-done")).to_have_text(str(2 * CASES))
