@@ -22,6 +22,7 @@ from judging.models import (
     JudgeVersion,
     PromptTemplate,
 )
+from judging.prompt_check import PromptInvalid, decorated_placeholders
 from judging.services.output_probe import output_mode_decide, output_settings
 
 
@@ -131,6 +132,25 @@ def _current_tasks(
     ]
 
 
+def _prompt_plain(prompt: PromptTemplate) -> None:
+    """A template stored before uploads refused format specs would pad or break every
+    request: it is refused here, by name, before anything is planned or written."""
+    try:
+        found = decorated_placeholders(prompt.system_text) + decorated_placeholders(
+            prompt.user_text
+        )
+    except PromptInvalid as exc:
+        raise RunNotStartable(str(exc)) from None
+    if found:
+        raise RunNotStartable(
+            _(
+                "The prompt %(prompt)s writes %(found)s with a format spec, a conversion or "
+                "an index: upload a version that writes each placeholder plainly."
+            )
+            % {"prompt": str(prompt), "found": ", ".join(found)}
+        )
+
+
 def judge_run_plan(
     *,
     benchmark: Benchmark,
@@ -143,6 +163,7 @@ def judge_run_plan(
     `version` would have (see `judge_run_start`), reading only. Raises RunNotStartable."""
     if version.prompt is None or version.prompt.kind != PromptTemplate.Kind.JUDGE:
         raise RunNotStartable(_("Pick a configuration whose prompt is a judge prompt."))
+    _prompt_plain(version.prompt)
     if round_ is not None and round_.benchmark_id != benchmark.pk:
         raise RunNotStartable(_("The review round belongs to another benchmark."))
     if round_ is None and not systems:

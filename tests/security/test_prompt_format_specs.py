@@ -50,3 +50,30 @@ def test_a_format_spec_or_conversion_in_a_prompt_is_refused_at_upload(world, cli
         system_text='Answer as {{"hits": [...]}}',
         user_text="{dialogue}\n{response}\n{criteria} ({criteria_count}) {schema}",
     )
+
+
+def test_a_stored_template_with_a_format_spec_is_refused_before_a_run_by_name(world):
+    """A template kept from before the upload check is refused by name when a dry run or a
+    run is asked for, instead of crashing every lane."""
+    from annotation.models import Benchmark, System
+    from judging.services.run_estimate import run_estimate
+    from judging.services.runs import RunNotStartable, judge_run_start
+    from tests.conftest import judge_config
+
+    old = PromptTemplate.objects.create(
+        name="kept",
+        version=1,
+        kind="judge",
+        language="en",
+        system_text="You judge.",
+        user_text="{response:{criteria}}\n{criteria}",
+    )
+    config = judge_config(name="kept-judge", model="m", prompt=old)
+    benchmark = Benchmark.objects.get(slug="hb")
+    systems = list(System.objects.all())
+    for attempt in (
+        lambda: run_estimate(benchmark=benchmark, systems=systems, version=config.current_version),
+        lambda: judge_run_start(benchmark=benchmark, systems=systems, config=config),
+    ):
+        with pytest.raises(RunNotStartable, match=r"kept.*\{response:\{criteria\}\}"):
+            attempt()
