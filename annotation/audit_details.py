@@ -89,6 +89,8 @@ _STATUS = dict(ReviewRound.Status.choices)
 _VALUES = {
     "decision": {"pass": gettext_lazy("the judge passes"), "fail": gettext_lazy("the judge fails")},
     "kind": {"judge": gettext_lazy("judge run"), "generation": gettext_lazy("generation run")},
+    # Why Concord itself changed a round's status (leaderboard.services.round_stop).
+    "because": {"sequential test decided": gettext_lazy("the sequential test decided")},
     "profile": {
         "heartbench": gettext_lazy("HeartBench (the paper's catastrophic rule)"),
         "heartbench-code": gettext_lazy("HeartBench (the released code's catastrophic rule)"),

@@ -100,6 +100,7 @@ SENTENCES: dict[str, str] = {
     stats.HEALTH_FEW_SYSTEMS: gettext_noop(
         "verdicts on %(systems)s systems; at least %(needed)s are needed to compare systems"
     ),
+    scores.NO_EXAMPLES: gettext_noop("no example to average"),
     stats.PPI_TOO_FEW_LABELLED: gettext_noop(
         "too few labelled responses (rated in full by the round's experts) to give an interval"
     ),

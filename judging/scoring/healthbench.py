@@ -31,6 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from judging.scoring.reasons import NO_EXAMPLES
 from judging.scoring.values import Value
 
 PROFILE = "healthbench"
@@ -38,7 +39,6 @@ AXIS_PREFIX = "axis:"
 THEME_PREFIX = "theme:"
 N_RESAMPLES = 1000
 DEFAULT_SEED = 0
-NO_EXAMPLES = "no_examples"
 
 
 @dataclass(frozen=True, slots=True)

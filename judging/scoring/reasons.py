@@ -24,8 +24,11 @@ NO_SCENE_SCORABLE = "no_scene_scorable"
 NORMAL_UNDEFINED = "normal_undefined"
 HARD_UNDEFINED = "hard_undefined"
 NORMAL_SCORE_ZERO = "normal_score_zero"
+# HealthBench's profile (judging.scoring.healthbench): nothing to average.
+NO_EXAMPLES = "no_examples"
 
 CODES: dict[str, tuple[str, ...]] = {
+    NO_EXAMPLES: (),
     NO_CASES: (),
     NO_SCORABLE_CASE: (),
     CASE_NOT_SCORABLE: (),
