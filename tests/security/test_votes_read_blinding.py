@@ -11,6 +11,8 @@ from accounts.roles import COORDINATOR, EXPERT, RESEARCHER
 from annotation.models import Assignment, VotesSeen
 from annotation.services.review_assignment import AssignmentRefused, assignment_next
 from annotation.services.review_rounds import round_open
+from leaderboard.models import ExportJob
+from leaderboard.services.export_jobs import export_job_run
 from tests.annotation.review.conftest import experts, review_data  # noqa: F401
 from tests.conftest import client_for
 from tests.security.votes_read import person, rate
@@ -26,7 +28,24 @@ READERS = {
         reverse("export-download", args=[r.benchmark.slug, "votes", "jsonl"]),
         {"round": r.pk},
     ),
+    "export job (page)": lambda r: (
+        reverse("export-job-download", args=[r.benchmark.slug, _job(r)]),
+        {},
+    ),
+    "export job (API)": lambda r: (
+        reverse("api-export-job-file", args=[r.benchmark.slug, _job(r)]),
+        {},
+    ),
 }
+
+
+def _job(round_) -> int:
+    """A finished export of the round's votes, made by someone else."""
+    job = ExportJob.objects.create(
+        benchmark=round_.benchmark, kind="votes", format="csv", round=round_
+    )
+    assert export_job_run(job_id=job.pk) == "done"
+    return job.pk
 
 
 @pytest.mark.parametrize("second_role", [COORDINATOR, RESEARCHER])
@@ -36,7 +55,10 @@ def test_reading_a_rounds_votes_in_another_role_stops_rating_its_items(
     experts,  # noqa: F811
     second_role,
     reader,
+    settings,
+    tmp_path,
 ):
+    settings.EXPORT_ROOT = tmp_path / "exports"
     benchmark, systems = review_data
     dual = person("dual", EXPERT, second_role)
     round_ = round_open(
