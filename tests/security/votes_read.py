@@ -2,7 +2,6 @@
 
 from django.contrib.auth.models import Group
 
-from accounts.roles import EXPERT
 from accounts.services import user_create_with_role
 from annotation.selectors.review import item_criteria
 from annotation.services.review_assignment import assignment_next
@@ -29,6 +28,3 @@ def rate(expert, round_, pattern=None, note: str = ""):
         assignment=assignment, votes=votes, comment="", active_seconds=5, base_revision=0
     )
     return done
-
-
-__all__ = ["EXPERT", "person", "rate"]
