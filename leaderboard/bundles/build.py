@@ -22,6 +22,7 @@ from config.version import CONCORD_VERSION
 from judging.models import JudgeTask, Verdict
 from leaderboard.bundles import layout
 from leaderboard.bundles.archive import archive_write, code_commit
+from leaderboard.bundles.calls import judge_calls
 from leaderboard.bundles.citation import bundle_hash_store
 from leaderboard.bundles.frame import frame_files
 from leaderboard.bundles.keys import signing_key_current
@@ -264,6 +265,12 @@ def _bundle_files(snapshot: LeaderboardSnapshot) -> dict[str, bytes]:
     counted = JudgeTask.objects.filter(pk__in=board.tasks().values("pk"))
     board_tasks = counted | JudgeTask.objects.filter(pk__in=board.failed().values("pk"))
     board_verdicts = _task_rows(board_tasks)
+    judged = set(board_tasks.values_list("pk", flat=True)) | set(
+        task.pk
+        for task in round_tasks(
+            round_=evaluation.round, runs=list(evaluation.runs.all()) or [evaluation.run]
+        ).values()
+    )
     prefix = layout.EVALUATION_DIR.format(id=evaluation.pk)
     files, item_versions = _evaluation_files(evaluation, prefix)
     versions = set(board_tasks.values_list("rubric_version_id", flat=True)) | item_versions
@@ -304,13 +311,13 @@ def _bundle_files(snapshot: LeaderboardSnapshot) -> dict[str, bytes]:
             layout.VERDICTS: layout.jsonl_bytes(board_verdicts),
             layout.RESPONSES: layout.jsonl_bytes(response_lines(board_tasks, evaluation.round)),
             layout.RUNS: layout.json_bytes(runs_record(runs, evaluation)),
+            layout.JUDGE_CALLS: layout.jsonl_bytes(judge_calls(judged)),
         }
     )
     return files
 
 
 LEFT_OUT = (
-    "the exact request messages, schema and raw replies of each judge task",
     "the model id and system_fingerprint the provider returned",
     "the guidelines, FAQ and worked examples as the experts saw them",
     "the experts' calibration results",

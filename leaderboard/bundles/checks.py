@@ -14,6 +14,7 @@ GATE_EVALUATIONS = "gate_evaluations"  # the board rests on evaluations that are
 SETTINGS_FINGERPRINT = "settings_fingerprint"  # the judge's settings hash to its fingerprint
 JUDGE_IDENTITY = "judge_identity"  # one judge (name, number, model) everywhere it is named
 RUBRIC_TEXT = "rubric_text"  # the rubrics hash to the digests the evaluations recorded
+JUDGE_CALLS = "judge_calls"  # the requests hash as recorded; the raw replies give the verdicts
 BOARD_SCORES = "board_scores"  # the board's scores recomputed from its verdicts
 THRESHOLD_FLOOR = "threshold_floor"  # no evaluation's threshold is below the 75% floor
 GATE_POLICY = "gate_policy"  # the evaluations' rule and threshold are the policy's
@@ -33,6 +34,7 @@ ORDER = (
     SETTINGS_FINGERPRINT,
     JUDGE_IDENTITY,
     RUBRIC_TEXT,
+    JUDGE_CALLS,
     BOARD_SCORES,
     THRESHOLD_FLOOR,
     GATE_POLICY,

@@ -21,6 +21,7 @@ RUBRICS = "rubrics.jsonl"
 TAXONOMY = "taxonomy.json"
 VERDICTS = "verdicts.jsonl"  # the board's verdicts
 RESPONSES = "responses.jsonl"  # the text of every response judged or rated
+JUDGE_CALLS = "judge_calls.jsonl"  # per task an LLM judged: request, raw reply (bundles.calls)
 RUNS = "runs.json"  # the runs read: settings as started, output mode, the probes' records
 SIGNATURE = "signature.json"  # the manifest's signature (not listed in the manifest)
 EVALUATION_DIR = "evaluations/{id}/"

@@ -24,6 +24,7 @@ from leaderboard.bundles.checks import (
 )
 from leaderboard.bundles.signing import signature_problem
 from leaderboard.bundles.verify_board import check_board
+from leaderboard.bundles.verify_calls import check_calls
 from leaderboard.bundles.verify_evaluation import check_evaluation, evaluation_units
 from leaderboard.bundles.verify_provenance import (
     check_gate_evaluations,
@@ -143,6 +144,7 @@ def _check_contents(files: dict[str, bytes], result: Verification) -> None:
     _readable(
         lambda: check_rubrics(files, rubrics, board, evaluations, result), layout.RUBRICS, result
     )
+    _readable(lambda: check_calls(files, rubrics, result), layout.JUDGE_CALLS, result)
     _readable(lambda: check_board(files, rubrics, taxonomy, result), layout.VERDICTS, result)
     _readable(lambda: check_policy(files, board, evaluations, result), layout.BOARD_JSON, result)
     for evaluation_id in evaluations:

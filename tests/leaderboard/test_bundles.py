@@ -75,6 +75,7 @@ def test_the_demo_bundle_holds_what_it_claims(bundle, tmp_path, capsys):
         "verdicts.jsonl",
         "responses.jsonl",
         "runs.json",
+        "judge_calls.jsonl",
         "signature.json",
         *(prefix + f for f in ("evaluation.json", "report.json", "report.pdf")),
         *(prefix + f for f in ("items.csv", "votes.csv", "verdicts.jsonl", "frame.csv")),
