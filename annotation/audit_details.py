@@ -81,13 +81,21 @@ LABELS = {
     "ratings_planned": gettext_lazy("Ratings planned"),
     "restored": gettext_lazy("Restored version"),
     "judge_name": gettext_lazy("Judge"),
+    "decisions": gettext_lazy("Decisions"),
+    "criterion": gettext_lazy("Criterion"),
     "difficulty_changed": gettext_lazy("Cases whose difficulty changed"),
 }
 # Values the application itself writes, shown in the reader's language (the same words,
 # and so the same translations, as the pages that show them elsewhere).
 _STATUS = dict(ReviewRound.Status.choices)
 _VALUES = {
-    "decision": {"pass": gettext_lazy("the judge passes"), "fail": gettext_lazy("the judge fails")},
+    "decision": {
+        "pass": gettext_lazy("the judge passes"),
+        "fail": gettext_lazy("the judge fails"),
+        "met": gettext_lazy("met"),
+        "not_met": gettext_lazy("not met"),
+        "undecided": gettext_lazy("left undecided"),
+    },
     "kind": {"judge": gettext_lazy("judge run"), "generation": gettext_lazy("generation run")},
     # Why Concord itself changed a round's status (leaderboard.services.round_stop).
     "because": {"sequential test decided": gettext_lazy("the sequential test decided")},
@@ -107,13 +115,18 @@ def _value(value) -> str:
     if isinstance(value, float):
         return f"{value:g}"
     if isinstance(value, dict):
-        return "; ".join(f"{_label(k)}: {_value(v)}" for k, v in value.items())
+        return "; ".join(f"{_label(k)}: {_shown(k, v)}" for k, v in value.items())
     if isinstance(value, list | tuple):
         return ", ".join(_value(v) for v in value)
     text = str(value)
     if text in _STATUS:
         return str(_STATUS[text])
     return text if len(text) <= _LONG else text[: _LONG - 1] + "…"
+
+
+def _shown(key: str, value) -> str:
+    known = _VALUES.get(key, {})
+    return str(known[value]) if isinstance(value, str) and value in known else _value(value)
 
 
 def _label(key: str) -> str:
@@ -132,8 +145,6 @@ def details_sentences(details: dict) -> list[str]:
         )
         keys = [key for key in keys if key not in ("from", "to")]
     for key in keys:
-        value = details[key]
-        known = _VALUES.get(key, {})
-        shown = str(known[value]) if isinstance(value, str) and value in known else _value(value)
+        shown = _shown(key, details[key])
         sentences.append(_("%(label)s: %(value)s.") % {"label": _label(key), "value": shown})
     return sentences

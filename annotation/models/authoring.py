@@ -86,6 +86,8 @@ class AuditEvent(models.Model):
         FAQ_DELETED = "guidance.faq_deleted", _("FAQ entry deleted")
         EXAMPLE_SAVED = "guidance.example_saved", _("worked example saved")
         EXAMPLE_DELETED = "guidance.example_deleted", _("worked example deleted")
+        GUIDELINES_SAVED = "guidance.guidelines_saved", _("guidelines changed")
+        ITEM_ADJUDICATED = "review.item_adjudicated", _("split item adjudicated")
         JUDGE_CONFIG_CREATED = "judging.config_created", _("judge configuration created")
         JUDGE_CONFIG_CHANGED = "judging.config_changed", _("judge configuration changed")
         RUN_STARTED = "judging.run_started", _("judge run started")

@@ -7,7 +7,8 @@ from dataclasses import dataclass
 from django.db import transaction
 from django.utils.translation import gettext as _
 
-from annotation.models import Adjudication, Criterion, Flag, ReviewItem
+from annotation.models import Adjudication, AuditEvent, Criterion, Flag, ReviewItem
+from annotation.services.audit import audit_record
 from annotation.services.review_votes import VoteInvalid, note_too_long
 from annotation.services.votes_seen import item_votes_seen_record
 
@@ -43,4 +44,22 @@ def item_adjudicate(*, item: ReviewItem, by, decisions: list[Decision]) -> list[
         ]
         item_votes_seen_record(item=item, user=by)
         Flag.objects.filter(assignment__item=item).update(resolved=True)
+        audit_record(
+            actor=by,
+            action=AuditEvent.Action.ITEM_ADJUDICATED,
+            benchmark=item.round.benchmark,
+            details={
+                "round": item.round.name,
+                "item": item.code,
+                "decisions": [
+                    {
+                        "criterion": d.criterion.position if d.criterion else None,
+                        "decision": "undecided"
+                        if d.decision is None
+                        else ("met" if d.decision else "not_met"),
+                    }
+                    for d in decisions
+                ],
+            },
+        )
     return recorded

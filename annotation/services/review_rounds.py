@@ -16,6 +16,7 @@ from annotation.models import (
     System,
 )
 from annotation.review_sampling import Unit, hand_out_order, stratified_sample
+from annotation.review_split import calibration_split
 from annotation.selectors.round_work import round_work_in_progress
 from annotation.selectors.rubrics import latest_version_id_subquery
 from annotation.services.audit import audit_record
@@ -58,6 +59,10 @@ def _add_items(round_: ReviewRound, *, fraction: float, seed: int) -> int:
     chosen = stratified_sample(units, fraction=fraction, seed=seed, exclude=already)
     # Items added by an extension are handed out after the first ones, shuffled as well.
     ranks = hand_out_order(chosen, seed=round_.seed, start=len(already))
+    # Items added by an extension are split by the same share, drawn apart from the first.
+    calibration = calibration_split(
+        chosen, share=round_.calibration_share, seed=_split_seed(round_) + len(already)
+    )
     ReviewItem.objects.bulk_create(
         [
             ReviewItem(
@@ -65,11 +70,22 @@ def _add_items(round_: ReviewRound, *, fraction: float, seed: int) -> int:
                 response_id=pk,
                 rubric_version_id=versions[pk],
                 hand_out_rank=ranks[pk],
+                part=_part(round_, pk in calibration),
             )
             for pk in chosen
         ]
     )
     return len(chosen)
+
+
+def _split_seed(round_: ReviewRound) -> int:
+    return round_.seed if round_.split_seed is None else round_.split_seed
+
+
+def _part(round_: ReviewRound, calibration: bool) -> str:
+    if not round_.calibration_share:
+        return ReviewItem.Part.NONE
+    return ReviewItem.Part.CALIBRATION if calibration else ReviewItem.Part.HELD_OUT
 
 
 def round_open(
@@ -86,11 +102,15 @@ def round_open(
     is_calibration: bool = False,
     show_difficulty: bool = False,
     close_when_decided: bool = False,
+    calibration_share: float = 0.0,
+    split_seed: int | None = None,
     user=None,
 ) -> ReviewRound:
     """Sample the responses (stratified by difficulty, scenario and system, reproducible from
     the seed), freeze each sampled case's current rubric version, and draw the pool's
-    pseudonyms for the benchmark. Items are handed out in an order shuffled by the seed."""
+    pseudonyms for the benchmark. Items are handed out in an order shuffled by the seed.
+    With a `calibration_share`, the items are split there and then into a calibration part
+    and a held-out part (annotation.review_split), from `split_seed` (by default the seed)."""
     name = name.strip()
     if not name:
         raise RoundInvalid(_("Give the round a name."))
@@ -100,6 +120,8 @@ def round_open(
         raise RoundInvalid(_("The sampling fraction must be more than 0 and at most 1."))
     if raters_per_item < 1:
         raise RoundInvalid(_("An item needs at least one rater."))
+    if not 0 <= calibration_share <= 1:
+        raise RoundInvalid(_("The calibration share must be at least 0 and at most 1."))
     if len(experts) < raters_per_item:
         raise RoundInvalid(
             _("%(raters)d raters per item need at least %(raters)d experts in the pool.")
@@ -117,6 +139,8 @@ def round_open(
             is_calibration=is_calibration,
             show_difficulty=show_difficulty,
             close_when_decided=close_when_decided,
+            calibration_share=calibration_share,
+            split_seed=(seed if split_seed is None else split_seed) if calibration_share else None,
             created_by=user if getattr(user, "is_authenticated", False) else None,
         )
         round_.systems.set(systems)
@@ -139,6 +163,8 @@ def round_open(
                 "seed": seed,
                 "raters_per_item": raters_per_item,
                 "close_when_decided": close_when_decided,
+                "calibration_share": calibration_share,
+                "split_seed": round_.split_seed,
             },
         )
     return round_
@@ -221,7 +247,20 @@ def round_set_status(
 
 
 def guideline_save(*, benchmark: Benchmark, text: str, user) -> Guideline:
-    guideline, _ = Guideline.objects.update_or_create(
-        benchmark=benchmark, defaults={"text": text.strip(), "updated_by": user}
-    )
+    """Save the benchmark's guidelines; a change is in the audit log with the text before
+    and after (what the experts read is evidence)."""
+    text = text.strip()
+    with transaction.atomic():
+        before = Guideline.objects.filter(benchmark=benchmark).values_list("text", flat=True)
+        before = next(iter(before), None)
+        guideline, _created = Guideline.objects.update_or_create(
+            benchmark=benchmark, defaults={"text": text, "updated_by": user}
+        )
+        if before != text:
+            audit_record(
+                actor=user,
+                action=AuditEvent.Action.GUIDELINES_SAVED,
+                benchmark=benchmark,
+                details={"from": before or "", "to": text},
+            )
     return guideline
