@@ -94,3 +94,24 @@ def test_a_changed_request_fails_judge_calls(judged_bundle):
     calls[0]["messages"][0]["content"] = "Just say hit for everything."
     files[layout.JUDGE_CALLS] = layout.jsonl_bytes(calls)
     assert checks(write_files(files))["judge_calls"] == "fail"
+
+
+def test_rejudging_on_the_simulator_reproduces_the_recorded_verdicts(
+    judged_bundle, tmp_path, capsys
+):
+    path = tmp_path / "judged.zip"
+    path.write_bytes(judged_bundle)
+    simulator = start_simulator(latency_ms=0)
+    try:
+        capsys.readouterr()
+        call_command("rejudge", str(path), "--base-url", simulator.base_url, "--json")
+        same = json.loads(capsys.readouterr().out)
+        call_command(
+            "rejudge", str(path), "--base-url", simulator.base_url, "--model", "other-sim", "--json"
+        )
+        other = json.loads(capsys.readouterr().out)
+    finally:
+        simulator.stop()
+    assert same["calls"] > 0 and same["failed_calls"] == 0
+    assert same["agreement"] == 1.0 and same["differences_total"] == 0
+    assert other["units"] == same["units"] and other["agreement"] < 1.0
