@@ -6,6 +6,7 @@ from django.utils.translation import gettext_lazy as _
 
 from annotation.models import Ability
 from annotation.models.guidance import QUESTION_MAX_LENGTH, TITLE_MAX_LENGTH
+from annotation.selectors.guidance import criterion_keys_named
 
 TEXT_MAX_LENGTH = 20_000
 MARKDOWN_HELP = _(
@@ -42,6 +43,35 @@ class FaqEntryForm(forms.Form):
         required=False,
         widget=forms.CheckboxSelectMultiple,
     )
+    criteria = forms.CharField(
+        label=_("Or only next to these criteria"),
+        required=False,
+        max_length=5_000,
+        widget=forms.Textarea(attrs={"rows": 3}),
+        help_text=_(
+            "One per line: the case's id, # and the criterion's number in its current rubric, "
+            "for example c12#3. The entry then follows that criterion into later rubric "
+            "versions and is not shown beside the ability's other criteria."
+        ),
+    )
+
+    def __init__(self, *args, benchmark=None, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.benchmark = benchmark
+
+    def clean_criteria(self) -> list[str]:
+        """The keys of the criteria named, or an error naming each line that names none."""
+        lines = [line.strip() for line in self.cleaned_data["criteria"].splitlines()]
+        lines = [line for line in lines if line]
+        if not lines:
+            return []
+        found, wrong = criterion_keys_named(benchmark=self.benchmark, refs=lines)
+        if wrong:
+            raise forms.ValidationError(
+                _("No such criterion in the current rubrics: %(refs)s.")
+                % {"refs": ", ".join(wrong)}
+            )
+        return found
 
 
 class WorkedExampleForm(forms.Form):

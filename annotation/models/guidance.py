@@ -17,9 +17,12 @@ class FaqEntry(models.Model):
     benchmark = models.ForeignKey(Benchmark, on_delete=models.CASCADE, related_name="faq_entries")
     question = models.CharField(_("question"), max_length=QUESTION_MAX_LENGTH)
     answer = models.TextField(_("answer"))
-    # Criteria reach their FAQ entries through their ability: a link to one rubric version's
-    # criterion would go stale with the next version, an ability does not.
+    # Criteria reach their FAQ entries through their key (which every version of a criterion
+    # keeps) or, for an entry without keys, through their ability.
     abilities = models.ManyToManyField(Ability, blank=True, related_name="+")
+    # The criteria it answers, by key (a criterion keeps its key across rubric versions).
+    # Empty: every criterion of its abilities.
+    criterion_keys = models.JSONField(default=list, blank=True)
     updated = models.DateTimeField(auto_now=True)
     updated_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"

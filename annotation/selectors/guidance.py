@@ -10,11 +10,13 @@ from annotation.models import (
     Ability,
     Assignment,
     Benchmark,
+    Criterion,
     FaqEntry,
     Guideline,
     ReviewRound,
     WorkedExample,
 )
+from annotation.selectors.rubrics import latest_version_id_subquery
 
 MANAGE = "annotation.manage_review"
 SEARCH_MAX_LENGTH = 200
@@ -74,20 +76,73 @@ class FaqLink:
         return f"faq-{self.pk}"
 
 
-def faq_links_by_ability(*, benchmark_id: int, ability_ids: set[int]) -> dict[int, list[FaqLink]]:
-    """Ability id -> the FAQ entries linked to it, for the criteria of the annotation page.
-    One query, whatever the number of criteria."""
-    links: dict[int, list[FaqLink]] = defaultdict(list)
-    rows = (
-        FaqEntry.abilities.through.objects.filter(
-            faqentry__benchmark_id=benchmark_id, ability_id__in=ability_ids
-        )
-        .values_list("ability_id", "faqentry_id", "faqentry__question")
-        .order_by("faqentry_id")
+def faq_links_for_criteria(*, benchmark_id: int, criteria) -> dict[int, list[FaqLink]]:
+    """Criterion id -> the FAQ entries shown beside it on the annotation page: the entries
+    that name its key, and the entries that name no criterion but its ability. Two queries,
+    whatever the number of criteria."""
+    entries = list(
+        FaqEntry.objects.filter(benchmark_id=benchmark_id)
+        .order_by("pk")
+        .values_list("pk", "question", "criterion_keys")
     )
-    for ability_id, pk, question in rows:
-        links[ability_id].append(FaqLink(pk, question))
+    by_ability: dict[int, set[int]] = defaultdict(set)
+    for ability_id, pk in FaqEntry.abilities.through.objects.filter(
+        faqentry__benchmark_id=benchmark_id
+    ).values_list("ability_id", "faqentry_id"):
+        by_ability[ability_id].add(pk)
+    links: dict[int, list[FaqLink]] = {}
+    for criterion in criteria:
+        key = str(criterion.key)
+        links[criterion.pk] = [
+            FaqLink(pk, question)
+            for pk, question, keys in entries
+            if ((key in keys) if keys else (pk in by_ability.get(criterion.ability_id, ())))
+        ]
     return links
+
+
+def criterion_keys_named(*, benchmark: Benchmark, refs: list[str]) -> tuple[list[str], list[str]]:
+    """The keys of the criteria named as "case#number" in each case's current rubric
+    version, and the references that name none."""
+    wanted: dict[str, list[tuple[str, int]]] = defaultdict(list)
+    wrong = []
+    for ref in refs:
+        case, _, number = ref.rpartition("#")
+        if not case or not number.strip().isdigit():
+            wrong.append(ref)
+            continue
+        wanted[case.strip()].append((ref, int(number)))
+    rows = Criterion.objects.filter(
+        rubric_version__case__benchmark=benchmark,
+        rubric_version__case__external_id__in=list(wanted),
+        rubric_version_id=latest_version_id_subquery("rubric_version__case"),
+    ).values_list("rubric_version__case__external_id", "position", "key")
+    keys = {(case, position): str(key) for case, position, key in rows}
+    found = []
+    for case, named in wanted.items():
+        for ref, number in named:
+            key = keys.get((case, number))
+            if key is None:
+                wrong.append(ref)
+            elif key not in found:
+                found.append(key)
+    return found, wrong
+
+
+def criterion_refs_of(*, benchmark: Benchmark, keys: list[str]) -> list[str]:
+    """ "case#number" of each key in its case's current rubric version (a key that no
+    current version has any more is given as it is). One query."""
+    if not keys:
+        return []
+    current = {
+        str(key): f"{case}#{position}"
+        for key, case, position in Criterion.objects.filter(
+            rubric_version__case__benchmark=benchmark,
+            key__in=keys,
+            rubric_version_id=latest_version_id_subquery("rubric_version__case"),
+        ).values_list("key", "rubric_version__case__external_id", "position")
+    }
+    return [current.get(str(key), str(key)) for key in keys]
 
 
 def guideline_of(benchmark: Benchmark) -> Guideline | None:

@@ -21,8 +21,10 @@ def faq_entry_save(
     answer: str,
     abilities: list[Ability],
     user,
+    criteria: list[str] = (),
 ) -> FaqEntry:
-    """Create (`entry` None) or change an entry of `benchmark`'s FAQ."""
+    """Create (`entry` None) or change an entry of `benchmark`'s FAQ. `criteria` are the
+    keys of the criteria it answers (empty: every criterion of its abilities)."""
     with transaction.atomic():
         before = None
         if entry is None:
@@ -31,6 +33,7 @@ def faq_entry_save(
             entry = FaqEntry.objects.select_for_update().get(pk=entry.pk, benchmark=benchmark)
             before = _faq_text(entry)
         entry.question, entry.answer, entry.updated_by = question, answer, user
+        entry.criterion_keys = [str(key) for key in criteria]
         entry.save()
         entry.abilities.set(abilities)
         audit_record(
@@ -41,6 +44,7 @@ def faq_entry_save(
                 "entry": entry.pk,
                 **_faq_text(entry),
                 "abilities": sorted(a.label for a in abilities),
+                "criteria": list(entry.criterion_keys),
                 "before": before,
             },
         )

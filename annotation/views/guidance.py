@@ -12,6 +12,7 @@ from annotation.models import Benchmark, FaqEntry, WorkedExample
 from annotation.selectors.guidance import (
     MANAGE,
     SEARCH_MAX_LENGTH,
+    criterion_refs_of,
     faq_entries,
     guidance_round_get,
     guideline_of,
@@ -65,16 +66,20 @@ def faq_manage(request: HttpRequest, slug: str) -> HttpResponse:
             "question": entry.question,
             "answer": entry.answer,
             "abilities": list(entry.abilities.all()),
+            "criteria": "\n".join(
+                criterion_refs_of(benchmark=benchmark, keys=entry.criterion_keys)
+            ),
         }
         if entry
-        else None
+        else None,
+        benchmark=benchmark,
     )
     if request.method == "POST" and request.POST.get("delete"):
         faq_entry_delete(entry=entry, user=request.user)
         messages.success(request, _("FAQ entry deleted."))
         return redirect("review-faq", slug=slug)
     if request.method == "POST":
-        form = FaqEntryForm(request.POST)
+        form = FaqEntryForm(request.POST, benchmark=benchmark)
         if form.is_valid():
             faq_entry_save(benchmark=benchmark, entry=entry, user=request.user, **form.cleaned_data)
             messages.success(request, _("FAQ entry saved."))

@@ -10,7 +10,7 @@ from django.views.decorators.http import require_POST
 
 from accounts.access import permission_needed
 from annotation.models import Assignment, Flag, Guideline, ReviewRound
-from annotation.selectors.guidance import faq_links_by_ability
+from annotation.selectors.guidance import faq_links_for_criteria
 from annotation.selectors.item_discussion import discussions_for_rater
 from annotation.selectors.review import (
     assignment_get_for_expert,
@@ -123,9 +123,7 @@ def _annotate_page(
     criteria = item_criteria(assignment=assignment)
     draft = posted if posted is not None else _saved_answers(assignment, criteria)
     round_ = assignment.item.round
-    faq = faq_links_by_ability(
-        benchmark_id=round_.benchmark_id, ability_ids={c.ability_id for c in criteria}
-    )
+    faq = faq_links_for_criteria(benchmark_id=round_.benchmark_id, criteria=criteria)
     # Ids and positions as text: the template would format each number for the locale,
     # some ten times per criterion; the legend is translated here for the same reason.
     legend = _("Verdict on criterion %(n)s")
@@ -137,7 +135,7 @@ def _annotate_page(
             "legend": legend % {"n": position},
             "hit": draft.get(str(c.pk), {}).get("hit"),
             "note": draft.get(str(c.pk), {}).get("note", ""),
-            "faq": faq.get(c.ability_id, []),
+            "faq": faq.get(c.pk, []),
         }
         for position, c in enumerate(criteria, 1)
     ]

@@ -151,3 +151,64 @@ def test_a_criterion_shows_the_faq_entries_of_its_ability(review_round, experts,
     with CaptureQueriesContext(connection) as more:
         assert client.get(url).status_code == 200
     assert len(one) == len(more)
+
+
+def test_an_entry_can_name_its_criteria_and_follows_them_into_new_versions(experts, coordinator):
+    """The "8 or more suggestions" answer belongs beside that criterion, not beside every
+    criterion of its ability (the third walk's finding)."""
+    from annotation.models import Benchmark, Criterion, System
+    from annotation.services.benchmark_import import benchmark_import
+    from annotation.services.responses_import import responses_import
+    from annotation.services.review_rounds import round_open
+    from tests.conftest import jsonl_bytes, lines, question
+
+    rubric = [
+        {"dimension": "言语表达", "score": -10, "content": "一次性给出 8 条或更多建议"},
+        {"dimension": "言语表达", "score": -5, "content": "连续提出 3 个以上的问题"},
+        {"dimension": "好奇心", "score": 4, "content": "用开放式问题询问具体情况"},
+    ]
+    benchmark_import(
+        chunks=lines(jsonl_bytes([question("f1", rubric=rubric)])), benchmark_slug="fq"
+    )
+    responses_import(
+        chunks=lines(jsonl_bytes([{"question_id": "f1", "response": "嗯"}])),
+        benchmark_slug="fq",
+        system_name="Sys",
+    )
+    benchmark = Benchmark.objects.get(slug="fq")
+    client = client_for(coordinator)
+    url = reverse("review-faq", args=["fq"])
+    form = {"question": "建议算几条？", "answer": "逐条数。", "criteria": "f1#1"}
+    assert client.post(url, form).status_code == 302
+    entry = FaqEntry.objects.get(benchmark=benchmark)
+    first = Criterion.objects.get(rubric_version__case__external_id="f1", position=1)
+    assert entry.criterion_keys == [str(first.key)]
+    general = faq_entry_save(
+        benchmark=benchmark,
+        entry=None,
+        question="言语表达看什么？",
+        answer="看整体。",
+        abilities=[ability("言语表达")],
+        user=coordinator,
+    )
+    round_ = round_open(
+        benchmark=benchmark,
+        name="fq-r",
+        systems=list(System.objects.filter(name="Sys")),
+        experts=experts[:1],
+        fraction=1.0,
+        raters_per_item=1,
+    )
+    assignment = assignment_next(expert=experts[0], round_=round_)
+    page = client_for(experts[0]).get(reverse("review-annotate", args=[assignment.pk]))
+    page = page.content.decode()
+    guidance = reverse("review-guidance", args=[round_.pk])
+    named, by_ability = f"{guidance}#faq-{entry.pk}", f"{guidance}#faq-{general.pk}"
+    assert page.count(named) == 1 and page.count(by_ability) == 2
+    assert page.index('<span class="pos">1.</span>') < page.index(named)
+    assert page.index(named) < page.index('<span class="pos">2.</span>')
+    # The editor shows the criterion by case and number; a wrong reference is named.
+    edit = client.get(url, {"edit": entry.pk}).content.decode()
+    assert "f1#1" in edit
+    bad = client.post(url, {**form, "criteria": "f1#9\nnope"})
+    assert bad.status_code == 400 and "f1#9" in bad.content.decode()
