@@ -56,6 +56,17 @@ class ReviewRoundForm(forms.Form):
         help_text=_("Stratified by difficulty, scenario and system."),
     )
     seed = forms.IntegerField(label=_("Random seed"), initial=20251)
+    calibration_share = forms.FloatField(
+        label=_("Calibration share"),
+        initial=0.0,
+        required=False,
+        min_value=0.0,
+        max_value=1.0,
+        help_text=_(
+            "The share of items set aside, from the seed, when the round opens, to improve a "
+            "judge with; the rest is held out to judge it. 0: no split."
+        ),
+    )
     raters_per_item = forms.IntegerField(label=_("Raters per item"), initial=3, min_value=1)
     max_items_per_expert = forms.IntegerField(
         label=_("Cap per expert (0: an even share)"), initial=0, min_value=0

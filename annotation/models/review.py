@@ -85,6 +85,10 @@ class ReviewRound(models.Model):
         _("close automatically when the sequential test decides"), default=False
     )
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN)
+    # The share of items drawn, when the round opens, into the calibration part (0: no
+    # split); annotation.review_split draws it from `split_seed`.
+    calibration_share = models.FloatField(_("calibration share"), default=0.0)
+    split_seed = models.IntegerField(_("split seed"), null=True, blank=True)
     # Paid per submitted item to the round's experts who have no rate of their own.
     rate_per_item = models.DecimalField(
         _("piece rate per item"), max_digits=8, decimal_places=2, null=True, blank=True
@@ -112,6 +116,11 @@ class ReviewRound(models.Model):
 
 
 class ReviewItem(models.Model):
+    class Part(models.TextChoices):
+        NONE = "", _("no split")
+        CALIBRATION = "calibration", _("calibration part")
+        HELD_OUT = "held_out", _("held-out part")
+
     round = models.ForeignKey(ReviewRound, on_delete=models.CASCADE, related_name="items")
     response = models.ForeignKey(Response, on_delete=models.PROTECT, related_name="review_items")
     # Frozen when the round opened: the wording the experts judge.
@@ -122,6 +131,9 @@ class ReviewItem(models.Model):
     assigned_count = models.PositiveSmallIntegerField(default=0)
     # Place in the round's seeded hand-out order (`review_sampling.hand_out_order`).
     hand_out_rank = models.PositiveIntegerField(default=0)
+    # Fixed when the item is sampled (annotation.review_split); empty when the round has no
+    # split.
+    part = models.CharField(max_length=12, choices=Part.choices, default=Part.NONE, blank=True)
 
     class Meta:
         ordering = ["round", "pk"]

@@ -28,6 +28,7 @@ from annotation.selectors.review_dashboard import (
     round_dashboard,
 )
 from annotation.selectors.round_decisions import round_decision_notices
+from annotation.selectors.round_split import round_split
 from annotation.selectors.round_work import (
     pool_candidates,
     pool_removable,
@@ -93,6 +94,7 @@ def round_new(request: HttpRequest) -> HttpResponse:
                 is_calibration=data["is_calibration"],
                 show_difficulty=data["show_difficulty"],
                 close_when_decided=data["close_when_decided"],
+                calibration_share=data["calibration_share"] or 0.0,
                 user=request.user,
             )
         except RoundInvalid as exc:
@@ -141,6 +143,7 @@ def round_detail(request: HttpRequest, round_id: int) -> HttpResponse:
             "removable": pool_removable(round_=round_),
             "decision_notice": round_decision_notices(round_ids=[round_.pk]).get(round_.pk),
             "discussions": discussions_of_round(round_=round_),
+            "split": round_split(round_=round_),
         },
     )
 
