@@ -1,4 +1,5 @@
 from django import forms
+from django.conf import settings
 from django.forms.models import fields_for_model
 from django.utils.translation import gettext_lazy as _
 
@@ -54,6 +55,9 @@ class JudgeConfigForm(forms.Form):
         fields["note"] = forms.CharField(
             label=_("What changed (kept with a new version)"), max_length=300, required=False
         )
+        for name in ("price_prompt_per_1k", "price_completion_per_1k"):
+            if name in fields:
+                fields[name].label = f"{fields[name].label} ({settings.CURRENCY})"
         self.fields.update(fields)
         if config is not None and not self.is_bound:
             version = config.current_version

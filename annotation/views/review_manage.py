@@ -3,6 +3,7 @@ guidelines and reference answers (adjudication: review_adjudication.py)."""
 
 import csv
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.http import Http404, HttpRequest, HttpResponse
@@ -258,13 +259,13 @@ def piece_rate_csv(request: HttpRequest, round_id: int) -> HttpResponse:
     response = HttpResponse(content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="piece-rate-{round_.pk}.csv"'
     writer = csv.writer(response)
-    writer.writerow(["expert", "completed_items", "rate_per_item", "amount"])
+    writer.writerow(["expert", "completed_items", "rate_per_item", "amount", "currency"])
     for row in dashboard.experts:
         # No rate set: empty cells rather than an amount of 0 that looks like a decision.
         rate = "" if row.rate is None else f"{row.rate:.2f}"
         earned = "" if row.earned is None else f"{row.earned:.2f}"
         # A username such as "+1+1" or "@cmd" would run as a formula in a spreadsheet.
-        writer.writerow([spreadsheet_text(row.username), row.done, rate, earned])
+        writer.writerow([spreadsheet_text(row.username), row.done, rate, earned, settings.CURRENCY])
     return response
 
 

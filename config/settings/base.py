@@ -94,6 +94,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "config.context.version",
+                "config.context.currency",
             ],
         },
     },
@@ -274,3 +275,7 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
     "loggers": {"django.db.backends": {"level": "INFO"}},
 }
+
+# The currency of judge prices, run costs and piece rates (an ISO 4217 code such as CNY or
+# USD), shown beside every amount; amounts are stored as entered, never converted.
+CURRENCY = env("CONCORD_CURRENCY", default="CNY").strip().upper() or "CNY"

@@ -11,6 +11,7 @@ import sys
 import threading
 import time
 
+from django.conf import settings
 from django.db.models import Count, Q, Sum
 
 from judging.models import JudgeAttempt, JudgeRun, JudgeTask
@@ -185,7 +186,7 @@ def summary_text(summary: dict, *, unit: str = "judged") -> str:
             else ""
         )
         + f" + {summary['completion_tokens']} completion tokens, {summary['cached']} answers "
-        f"reused from earlier runs, cost {summary['cost']}"
+        f"reused from earlier runs, cost {summary['cost']} {settings.CURRENCY}"
     )
     if summary.get("resume"):
         text += (

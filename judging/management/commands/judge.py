@@ -1,5 +1,6 @@
 import json
 
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.models import ReviewRound, System
@@ -129,7 +130,8 @@ class Command(BaseCommand):
             f"answered before (reused), {estimate['calls']} calls to make\n"
             f"estimated tokens ({basis}): {estimate['prompt_tokens']} prompt + "
             f"{estimate['completion_tokens']} completion\n"
-            f"estimated cost: {estimate['cost']} (at {estimate['price_prompt_per_1k']} and "
+            f"estimated cost: {estimate['cost']} {settings.CURRENCY} (at "
+            f"{estimate['price_prompt_per_1k']} and "
             f"{estimate['price_completion_per_1k']} per 1,000 tokens; --price-in and "
             "--price-out set them per million)"
         )

@@ -27,7 +27,7 @@ def test_rates_set_on_the_pages_show_as_amounts(review_round, experts, coordinat
     client = client_for(coordinator)
     complete_round(review_round, experts[:3], [[True, True, False, False]] * 3)
     # Nothing set: no amount is made up.
-    assert report(client, review_round)["exp1"] == ["9", "", ""]
+    assert report(client, review_round)["exp1"] == ["9", "", "", "CNY"]
 
     response = client.post(reverse("people-round-rate", args=[review_round.pk]), {"rate": "3.5"})
     assert response.status_code == 302
@@ -37,8 +37,8 @@ def test_rates_set_on_the_pages_show_as_amounts(review_round, experts, coordinat
     )
     assert response.status_code == 302
     rows = report(client, review_round)
-    assert rows["exp1"] == ["9", "12.50", "112.50"]  # the expert's own rate wins
-    assert rows["exp2"] == ["9", "3.50", "31.50"]  # the round's rate
+    assert rows["exp1"] == ["9", "12.50", "112.50", "CNY"]  # the expert's own rate wins
+    assert rows["exp2"] == ["9", "3.50", "31.50", "CNY"]  # the round's rate
     page = client.get(reverse("review-round", args=[review_round.pk])).content.decode()
     assert "112.50" in page and "31.50" in page
     profile = client.get(reverse("people-person", args=[experts[1].pk])).content.decode()
@@ -121,3 +121,19 @@ def test_reference_accuracy_counts_only_the_current_revision(review_round, exper
     )
     assert expert_reference_accuracy(expert=experts[0]) == 1.0
     assert expert_reference_accuracy(expert=experts[1].pk) is None
+
+
+def test_the_currency_is_a_setting_shown_beside_every_amount(review_round, experts, coordinator):
+    from django.test import override_settings
+
+    client = client_for(coordinator)
+    complete_round(review_round, experts[:3], [[True, True, False, False]] * 3)
+    client.post(reverse("people-round-rate", args=[review_round.pk]), {"rate": "3.5"})
+    with override_settings(CURRENCY="EUR"):
+        assert report(client, review_round)["exp2"] == ["9", "3.50", "31.50", "EUR"]
+        page = client.get(reverse("review-round", args=[review_round.pk])).content.decode()
+        assert "(EUR)" in page
+        profile = client.get(reverse("people-person", args=[experts[1].pk])).content.decode()
+        assert "(EUR)" in profile
+        form = client.get(reverse("judge-config-new")).content.decode()
+        assert "Price per 1k prompt tokens (EUR)" in form
