@@ -5,6 +5,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from leaderboard import gate_history as codes
+from leaderboard.calibration_guard import CALIBRATION_LEAK
 from leaderboard.selectors import judge_choice as choice
 
 # How a reading's judge was picked when the reader named none (judge_choice's rules).
@@ -63,4 +64,11 @@ def gate_refusal_text(gate: dict) -> str:
             "You rated items in this round yourself. The gate needs evidence that is "
             "independent of the person who records or publishes it: ask a colleague."
         )
+    if refusal == CALIBRATION_LEAK:
+        return _(
+            "This judge version was built from the calibration part of the round %(round)s, "
+            "and every item of that round is in its calibration part: there is no held-out "
+            "item left to judge it on. Judge it on another round, or on a round with a "
+            "held-out part."
+        ) % {"round": (gate.get("calibration") or {}).get("derived_from_round") or values["round"]}
     return ""

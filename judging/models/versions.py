@@ -42,6 +42,20 @@ class JudgeVersion(ImmutableModel):
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True
     )
     created = models.DateTimeField(auto_now_add=True)
+    # Where the version came from, when it was built from what experts said on a round's
+    # calibration part (judging.services.judge_derive): the gate and judge selection then
+    # read only that round's held-out items for it.
+    parent = models.ForeignKey(
+        "self", on_delete=models.PROTECT, null=True, blank=True, related_name="derived"
+    )
+    derived_from_round = models.ForeignKey(
+        "annotation.ReviewRound",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("derived from the calibration part of"),
+    )
 
     class Meta:
         ordering = ["config", "-number"]

@@ -175,7 +175,11 @@ def config_edit(request: HttpRequest, config_id: int | None = None) -> HttpRespo
 def config_detail(request: HttpRequest, config_id: int) -> HttpResponse:
     """A configuration, its versions and the difference between any two of them."""
     config = get_object_or_404(JudgeConfig.objects.select_related("current_version"), pk=config_id)
-    versions = list(config.versions.select_related("prompt", "author").order_by("-number"))
+    versions = list(
+        config.versions.select_related("prompt", "author", "parent", "derived_from_round").order_by(
+            "-number"
+        )
+    )
     by_number = {version.number: version for version in versions}
 
     def picked(name: str, default: int | None) -> JudgeVersion | None:

@@ -23,10 +23,12 @@ from config.version import CONCORD_VERSION
 from judging.models import JudgeConfig, JudgeRun, JudgeTask, JudgeVersion
 from judging.models.runs import finished_judge_runs
 from leaderboard.agreement import GateRule, Unit, agreement_report
+from leaderboard.calibration_guard import held_out, with_guard
 from leaderboard.models import GatePolicy
 from leaderboard.provenance import rubric_versions_of
 from leaderboard.selectors.agreement import agreement_units, round_tasks
 from leaderboard.selectors.boards import BoardNotFound, board_runs, judge_version_header
+from leaderboard.selectors.calibration import calibration_responses, derived_on_round
 from leaderboard.selectors.gate_history import tallies_of, version_history
 from leaderboard.sequential_evidence import sequential_block
 from leaderboard.stats import DEFAULT_RESAMPLES
@@ -226,6 +228,11 @@ def agreement_evidence(
         1 for response, task in tasks.items() if task.rubric_version == frozen.get(response)
     )
     evidence.units = agreement_units(round_=round_, runs=runs, tasks=tasks)
+    guard = None
+    if derived_on_round(evidence.judge_version, round_):
+        # A version built from this round's calibration part is judged on the rest only.
+        guard = held_out(evidence.units, calibration_responses(round_=round_), items=items)
+        evidence.units = guard.units
     gate_threshold = policy.threshold if threshold is None else threshold
     ranks = dict(
         ReviewItem.objects.filter(round=round_).values_list("response_id", "hand_out_rank")
@@ -252,6 +259,8 @@ def agreement_evidence(
         if policy.chance_statistic and policy.min_chance is not None
         else None,
     )
+    if guard is not None:
+        with_guard(evidence.report, guard, round_name=round_.name)
     return evidence
 
 

@@ -13,8 +13,10 @@ from django.db.models import Q
 from annotation.models import Assignment, ReviewItem, ReviewRound
 from judging.models import JudgeRun, JudgeVersion
 from leaderboard.agreement import Unit
+from leaderboard.calibration_guard import held_out
 from leaderboard.gate_history import RoundTallies, round_tallies
 from leaderboard.selectors.agreement import agreement_units, round_tasks
+from leaderboard.selectors.calibration import calibration_responses, derived_on_round
 
 # Whoever holds this permission can open a judge run and read its verdicts.
 VERDICT_READERS = ("judging", "view_judgerun")
@@ -77,11 +79,11 @@ def version_history(
         tasks = round_tasks(round_=earlier, runs=runs)
         if not items or len(tasks) < items:
             continue
-        history.append(
-            tallies_of(
-                round_=earlier, units=agreement_units(round_=earlier, runs=runs, tasks=tasks)
-            )
-        )
+        found = agreement_units(round_=earlier, runs=runs, tasks=tasks)
+        if derived_on_round(version, earlier):
+            # The round the version was built from counts by its held-out part only.
+            found = held_out(found, calibration_responses(round_=earlier), items=items).units
+        history.append(tallies_of(round_=earlier, units=found))
     history.append(tallies_of(round_=round_, units=units, ranks=ranks))
     return history
 

@@ -19,6 +19,7 @@ from config.version import CONCORD_VERSION
 from judging.models import JudgeAttempt, JudgeRun, JudgeTask, JudgeVersion
 from judging.models.runs import finished_judge_runs
 from leaderboard.agreement import GateRule, agreement_report
+from leaderboard.calibration_guard import held_out, with_guard
 from leaderboard.judge_selection import (
     Candidate,
     agreement_flags,
@@ -32,6 +33,8 @@ from leaderboard.judge_selection import (
 from leaderboard.provenance import rubric_versions_of
 from leaderboard.selectors.agreement import agreement_units_by_version
 from leaderboard.selectors.boards import judge_version_header
+from leaderboard.selectors.calibration import calibration_responses, derived_on_round
+from leaderboard.selectors.calibration_selection import calibration_to_held_out
 from leaderboard.selectors.evidence import benchmark_rounds, gate_policy
 from leaderboard.sequential_evidence import sequential_block
 from leaderboard.stats import DEFAULT_RESAMPLES
@@ -88,7 +91,9 @@ def _covering_runs(round_: ReviewRound, items: int) -> dict[int, list[JudgeRun]]
     for run in (
         JudgeRun.objects.finished()
         .filter(benchmark=round_.benchmark, judge_version__in=versions)
-        .select_related("judge_version__config", "judge_version__prompt")
+        .select_related(
+            "judge_version__config", "judge_version__prompt", "judge_version__derived_from_round"
+        )
         .order_by("-finished", "-pk")
     ):
         runs[run.judge_version_id].append(run)
@@ -194,8 +199,22 @@ def judge_selection(*, round_: ReviewRound, resamples: int = DEFAULT_RESAMPLES) 
     judges, flags, candidates = {}, {}, []
     # The votes are the same in every version's units: the majority is found once.
     gold = majorities(next(iter(judged.values()))[1]) if judged else {}
+    # A version derived from this round's calibration part is judged on the rest only.
+    derived_here = [
+        runs[0].judge_version
+        for runs in runs_of.values()
+        if derived_on_round(runs[0].judge_version, round_)
+    ]
+    calibration = calibration_responses(round_=round_) if derived_here else set()
     for version_id, runs in runs_of.items():
         tasks, units = judged[version_id]
+        guard = (
+            held_out(units, calibration, items=len(rows))
+            if derived_on_round(runs[0].judge_version, round_)
+            else None
+        )
+        if guard is not None:
+            units = guard.units
         report = agreement_report(
             units,
             threshold=threshold,
@@ -212,7 +231,13 @@ def judge_selection(*, round_: ReviewRound, resamples: int = DEFAULT_RESAMPLES) 
             tasks.get(response) is not None and tasks[response].rubric_version == version
             for response, version in frozen.items()
         )
+        if guard is not None:
+            with_guard(report, guard, round_name=round_.name)
         row = _judge(runs[0].judge_version, runs, report, on_frozen, tokens, latencies)
+        if guard is not None:
+            row["calibration"] = report["calibration"]
+            row["excluded"] = {"calibration": guard.excluded_units}
+            row["gate"]["refusal"] = report["gate"].get("refusal")
         judges[version_id] = row
         flags[version_id] = agreement_flags(units, gold)
         candidates.append(
@@ -233,6 +258,15 @@ def judge_selection(*, round_: ReviewRound, resamples: int = DEFAULT_RESAMPLES) 
                 flags[best.key], flags[candidate.key], resamples=resamples
             )
     cheapest, why_none = cheapest_passing(order)
+    versions = {version_id: runs[0].judge_version for version_id, runs in runs_of.items()}
+    held_out_view = calibration_to_held_out(
+        round_=round_,
+        versions=versions,
+        judges=judges,
+        flags=flags,
+        calibration=calibration,
+        resamples=resamples,
+    )
     return {
         "benchmark": benchmark.slug,
         "round": round_.name,
@@ -244,6 +278,8 @@ def judge_selection(*, round_: ReviewRound, resamples: int = DEFAULT_RESAMPLES) 
         # The judge to spend on, or why there is none.
         "cheapest_passing": {"label": cheapest.label if cheapest else None, "reason": why_none},
         "passing_without_cost": [c.label for c in order if c.passed and c.cost is None],
+        # Each derived version against its parent, on held-out items only.
+        "calibration_to_held_out": held_out_view,
         "rubric_versions": rubric_versions_of(
             ReviewItem.objects.filter(round=round_).values_list(
                 "response__case__external_id", "rubric_version__number"

@@ -9,6 +9,7 @@ from django.utils.translation import gettext as _
 from annotation.models import AuditEvent
 from annotation.services.audit import audit_record
 from judging.models import JudgeRun
+from leaderboard.calibration_guard import CALIBRATION_LEAK
 from leaderboard.gate_history import PUBLISHER_RATED
 from leaderboard.gate_policy import Decision
 from leaderboard.models import GateEvaluation, LeaderboardSnapshot
@@ -75,6 +76,8 @@ def _refuse_evaluation(evidence: Evidence, user) -> None:
             )
             % {"run": run.pk, "n": evidence.items - evidence.frozen, "round": round_.name}
         )
+    if (evidence.report.get("calibration") or {}).get("refusal") == CALIBRATION_LEAK:
+        raise EvaluationRefused(gate_refusal_text(evidence.report["gate"]), CALIBRATION_LEAK)
     if not evidence.report["units"]:
         raise EvaluationRefused(
             _("No unit of the round has both a human majority and a judge verdict yet.")

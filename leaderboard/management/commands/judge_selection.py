@@ -2,6 +2,7 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError, no_translations
 
+from leaderboard.management.commands._held_out import held_out_lines
 from leaderboard.management.commands.agreement_report import benchmark_named
 from leaderboard.selectors.judge_selection import (
     SelectionInvalid,
@@ -89,4 +90,4 @@ class Command(BaseCommand):
             lines.append(f"cheapest passing: none ({why})")
         if result["passing_without_cost"]:
             lines.append("also passing, cost unknown: " + ", ".join(result["passing_without_cost"]))
-        return lines
+        return lines + held_out_lines(result["calibration_to_held_out"])
