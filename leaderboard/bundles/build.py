@@ -17,6 +17,7 @@ from annotation.models import (
     ReviewItem,
     RubricVersion,
 )
+from annotation.selectors.round_split import round_split
 from annotation.selectors.vote_history import votes_as_of
 from config.version import CONCORD_VERSION
 from judging.models import JudgeTask, Verdict
@@ -202,6 +203,8 @@ def _evaluation_files(evaluation: GateEvaluation, prefix: str) -> tuple[dict, se
                 "raters_per_item": round_.raters_per_item,
                 "round_seed": round_.seed,
                 "round_fraction": round_.fraction,
+                # The calibration/held-out split fixed when the round opened (None: none).
+                "split": round_split(round_=round_),
             }
         ),
         prefix + layout.REPORT_JSON: layout.json_bytes(evaluation.report),
