@@ -276,6 +276,24 @@ def _bundle_files(snapshot: LeaderboardSnapshot) -> dict[str, bytes]:
     )
     prefix = layout.EVALUATION_DIR.format(id=evaluation.pk)
     files, item_versions = _evaluation_files(evaluation, prefix)
+    # The judge version's whole gate history as it stood when the board was published,
+    # failures included: each earlier evaluation with its own files.
+    history = list(
+        GateEvaluation.objects.filter(
+            benchmark=snapshot.benchmark,
+            judge_version=snapshot.judge_version,
+            created__lte=snapshot.created,
+        )
+        .exclude(pk=evaluation.pk)
+        .select_related("round", "run", "judge_version__config")
+        .order_by("created", "pk")
+    )
+    for earlier in history:
+        earlier_files, earlier_versions = _evaluation_files(
+            earlier, layout.EVALUATION_DIR.format(id=earlier.pk)
+        )
+        files.update(earlier_files)
+        item_versions |= earlier_versions
     versions = set(board_tasks.values_list("rubric_version_id", flat=True)) | item_versions
     rubric_lines = _rubric_lines(versions)
     taxonomy = dict(
@@ -286,6 +304,12 @@ def _bundle_files(snapshot: LeaderboardSnapshot) -> dict[str, bytes]:
     rubrics = {layout.rubric_key(r["question_id"], r["rubric_version"]): r for r in rubric_lines}
     _with_rubric_digests(files, prefix, rubrics)
     files[prefix + layout.REPORT_PDF] = _pdf(evaluation, files, prefix, rubrics, taxonomy)
+    for earlier in history:
+        earlier_prefix = layout.EVALUATION_DIR.format(id=earlier.pk)
+        _with_rubric_digests(files, earlier_prefix, rubrics)
+        files[earlier_prefix + layout.REPORT_PDF] = _pdf(
+            earlier, files, earlier_prefix, rubrics, taxonomy
+        )
     files.update(
         {
             layout.BOARD_JSON: layout.json_bytes(
@@ -298,6 +322,7 @@ def _bundle_files(snapshot: LeaderboardSnapshot) -> dict[str, bytes]:
                     "judge_version": f"{snapshot.judge_version.label}",
                     "runs": sorted(run.pk for run in runs),
                     "evaluations": [evaluation.pk],
+                    "gate_history": [earlier.pk for earlier in history],
                     "gate_policy": policy_as_of(snapshot.benchmark, snapshot.created),
                     "rubric_changes": snapshot.rubric_changes,
                     "rubric_digests": {
@@ -324,8 +349,8 @@ LEFT_OUT = (
     "the model id and system_fingerprint the provider returned",
     "the guidelines, FAQ and worked examples as the experts saw them",
     "the experts' calibration results",
-    "the judge version's evaluations on other rounds (their tallies are in each report's "
-    "gate history)",
+    "evaluations of the judge version recorded after the board was published (the site and "
+    "the API mark a board that a later failure superseded)",
 )
 
 

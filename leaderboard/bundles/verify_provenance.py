@@ -186,7 +186,10 @@ def check_policy(files, board: dict, evaluations: list, result: Verification) ->
                 f"its report {gate.get('rule_name')!r} at {gate.get('threshold')!r}",
             )
         numbers = [t for t in thresholds if isinstance(t, int | float)]
-        if policy is not None and numbers and min(numbers) < policy["threshold"]:
+        # An earlier evaluation of the history may rest on an earlier policy; the board's
+        # own must meet the policy in force when it was published.
+        deciding = evaluation_id in (board.get("evaluations") or [])
+        if deciding and policy is not None and numbers and min(numbers) < policy["threshold"]:
             result.fail(
                 GATE_POLICY,
                 prefix + layout.EVALUATION,

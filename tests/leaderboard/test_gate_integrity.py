@@ -348,3 +348,32 @@ def test_a_chance_corrected_floor_is_part_of_the_gate(world, researcher):
     GatePolicy.objects.filter(benchmark=benchmark).update(chance_statistic="gwet_ac1")
     ac1 = record(researcher, "A").json()
     assert ac1["passed"] is True and ac1["report"]["gate"]["chance"]["value"] == 1.0
+
+
+def test_the_bundle_carries_the_versions_gate_history_failures_included(
+    world, researcher, coordinator, tmp_path
+):
+    import zipfile
+
+    from leaderboard.bundles.build import bundle_write
+    from leaderboard.bundles.verify import verify_bundle
+
+    benchmark, experts = world
+    GatePolicy.objects.create(benchmark=benchmark, threshold=0.75)
+    rate(open_round(benchmark, experts, "A"), experts, agreeing=2)  # 50%: fails
+    failed = record(researcher, "A").json()
+    rate(open_round(benchmark, experts, "B"), experts, agreeing=4)
+    rate(open_round(benchmark, experts, "C"), experts, agreeing=4)
+    passed = record(researcher, "C").json()  # pooled 5/6 of units agree: passes
+    assert failed["passed"] is False and passed["passed"] is True
+    api(coordinator).post(reverse("api-leaderboards", args=["gi"]), {"judge": "judge"})
+    path = tmp_path / "board.zip"
+    with path.open("wb") as out:
+        bundle_write(LeaderboardSnapshot.objects.get(), out)
+    with zipfile.ZipFile(path) as bundle:
+        board = json.loads(bundle.read("board.json"))
+        names = bundle.namelist()
+    assert board["evaluations"] == [passed["id"]] and board["gate_history"] == [failed["id"]]
+    assert f"evaluations/{failed['id']}/report.json" in names
+    result = verify_bundle(str(path))
+    assert result.ok, result.as_dict()
