@@ -269,3 +269,43 @@ def test_the_command_derives_and_the_config_page_shows_the_origin(bench, coordin
         reverse("judge-config", args=[config.pk]), HTTP_ACCEPT_LANGUAGE="zh-hans"
     )
     assert zh.status_code == 200
+
+
+def test_the_round_a_version_came_from_counts_by_its_held_out_part_in_later_gates(bench):
+    benchmark = bench[0]
+    origin = open_round(bench, "R", 0.5)
+    later = open_round(bench, "R2", 0.0)
+    derived = derive(parent_version(), origin, 0.3)
+    run = finished_run(derived, benchmark, gold)
+    rounds = evidence(later, run).report["gate"]["rounds"]
+    assert [each["round"] for each in rounds] == ["R", "R2"]
+    # R's twelve calibration items are not in the version's history; R2 has no split.
+    assert [each["items"] for each in rounds] == [12, 24]
+
+
+def test_the_bundle_of_a_board_carries_the_split_of_its_round(bench, coordinator):
+    from leaderboard.bundles.build import bundle_files
+    from leaderboard.bundles.layout import EVALUATION, EVALUATION_DIR
+    from leaderboard.selectors.boards import board_runs
+    from leaderboard.services.gate import leaderboard_publish
+
+    benchmark = bench[0]
+    round_ = open_round(bench, "R", 0.5)
+    run = finished_run(derive(parent_version(), round_, 0.3), benchmark, gold)
+    evaluation = gate_evaluate(evidence=evidence(round_, run), user=coordinator)
+    assert evaluation.passed
+    snapshot = leaderboard_publish(
+        board=board_runs(benchmark=benchmark, runs=[run.pk]), profile="heartbench", user=coordinator
+    )
+    files = bundle_files(snapshot)
+    record = json.loads(files[EVALUATION_DIR.format(id=evaluation.pk) + EVALUATION])
+    calibration = sorted(
+        round_.items.filter(part="calibration").values_list("response_id", flat=True)
+    )
+    assert record["split"] == {
+        "calibration_share": 0.5,
+        "split_seed": round_.seed,
+        "calibration_items": 12,
+        "held_out_items": 12,
+        "calibration_responses": calibration,
+    }
