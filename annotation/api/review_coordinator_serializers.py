@@ -67,6 +67,7 @@ class ManagedItemOutput(serializers.ModelSerializer):
             "system",
             "is_reference",
             "assigned_count",
+            "part",
             "assignments",
         ]
 
@@ -88,6 +89,8 @@ class ManagedRoundOutput(serializers.ModelSerializer):
             "experts",
             "fraction",
             "seed",
+            "calibration_share",
+            "split_seed",
             "raters_per_item",
             "max_items_per_expert",
             "deadline",
@@ -185,6 +188,20 @@ class RoundCreateInput(serializers.Serializer):
     close_when_decided = serializers.BooleanField(
         default=False,
         help_text="close the round, giving back unopened items, once the sequential test decides",
+    )
+    calibration_share = serializers.FloatField(
+        default=0.0,
+        min_value=0.0,
+        max_value=1.0,
+        validators=[_finite],
+        help_text="share of the items drawn into the calibration part (0: no split)",
+    )
+    split_seed = serializers.IntegerField(
+        allow_null=True,
+        default=None,
+        min_value=-INT32 - 1,
+        max_value=INT32,
+        help_text="seed of the split (null: the round's seed)",
     )
 
 

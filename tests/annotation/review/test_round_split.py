@@ -130,3 +130,32 @@ def test_the_form_without_a_share_opens_a_round_without_split(review_data, exper
     assert response.status_code == 302
     round_ = ReviewRound.objects.get(name="plain")
     assert round_.calibration_share == 0 and round_split(round_=round_) is None
+
+
+def test_the_api_opens_a_split_round_and_shows_each_items_part(review_data, experts, coordinator):
+    from rest_framework.test import APIClient
+
+    client = APIClient()
+    client.force_authenticate(coordinator)
+    url = reverse("api-review-manage-rounds")
+    body = {
+        "benchmark": "hb",
+        "name": "API split",
+        "systems": [s.name for s in review_data[1]],
+        "experts": [e.username for e in experts[:3]],
+        "fraction": 0.5,
+        "seed": 7,
+        "calibration_share": 0.2,
+        "split_seed": 99,
+    }
+    created = client.post(url, body, format="json")
+    assert created.status_code == 201, created.content
+    data = created.json()
+    assert (data["calibration_share"], data["split_seed"]) == (0.2, 99)
+    parts = [item["part"] for item in data["items"]]
+    assert parts.count("calibration") == 3 and parts.count("held_out") == 12
+    refused = client.post(url, {**body, "name": "bad", "calibration_share": 1.5}, format="json")
+    assert refused.status_code == 400 and "calibration_share" in refused.json()
+    plain = client.post(url, {**body, "name": "plain", "calibration_share": 0}, format="json")
+    assert plain.json()["split_seed"] is None
+    assert {item["part"] for item in plain.json()["items"]} == {""}
