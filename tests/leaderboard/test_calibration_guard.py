@@ -309,3 +309,15 @@ def test_the_bundle_of_a_board_carries_the_split_of_its_round(bench, coordinator
         "held_out_items": 12,
         "calibration_responses": calibration,
     }
+
+
+def test_the_agreement_page_says_what_was_left_out(bench, researcher):
+    benchmark = bench[0]
+    round_ = open_round(bench, "R", 0.5)
+    run = finished_run(derive(parent_version(), round_, 0.3), benchmark, gold)
+    url = reverse("agreement", args=["hb"]) + f"?round={round_.pk}&run={run.pk}"
+    page = client_for(researcher).get(url).content.decode()
+    assert 'id="excluded-calibration"' in page
+    assert "the 48 units of its 12 calibration items are left out" in page
+    zh = client_for(researcher).get(url, HTTP_ACCEPT_LANGUAGE="zh-hans")
+    assert zh.status_code == 200 and 'id="excluded-calibration"' in zh.content.decode()
