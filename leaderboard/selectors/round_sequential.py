@@ -38,15 +38,14 @@ def _covers(round_: ReviewRound, runs) -> bool:
     return bool(runs) and items > 0 and len(round_tasks(round_=round_, runs=runs)) == items
 
 
-def _round_evidence(round_: ReviewRound, judge: str):
+def _round_evidence(round_: ReviewRound, judge: str, notice: dict):
     """The runs the card reads, and how their judge was picked: the judge asked for; else
     the judge of the round's recorded decision (so the card and the round's banner agree);
     else the benchmark's default judge when it judged the whole round; else the newest
     runs that cover the round."""
     picked_by = ASKED
     if not judge:
-        notice = round_decision_notices(round_ids=[round_.pk]).get(round_.pk) or {}
-        judge, picked_by = notice.get("judge_name", ""), DECIDED
+        judge, picked_by = notice.get("judge_name") or "", DECIDED
     if not judge:
         version, picked_by = default_judge(benchmark=round_.benchmark)
         judge = version.config.name if version is not None else ""
@@ -73,7 +72,8 @@ def _round_evidence(round_: ReviewRound, judge: str):
 def round_sequential(*, round_: ReviewRound, judge: str = "") -> RoundSequential:
     """The round's sequential state for one judge (see `_round_evidence`). Raises
     EvidenceNotFound for a judge name the benchmark does not have."""
-    evidence, picked_by = _round_evidence(round_, judge.strip())
+    notice = round_decision_notices(round_ids=[round_.pk]).get(round_.pk) or {}
+    evidence, picked_by = _round_evidence(round_, judge.strip(), notice)
     if not evidence.runs:
         return RoundSequential(
             round=round_, state=None, chart=None, problem=evidence.problem, picked_by=picked_by
@@ -89,6 +89,15 @@ def round_sequential(*, round_: ReviewRound, judge: str = "") -> RoundSequential
         threshold=evidence.policy.threshold,
         with_path=True,
     )
+    if picked_by == DECIDED and notice.get("decision"):
+        # A recorded decision stays as recorded: items added to the round later (an
+        # extension) or a rubric's size do not move it.
+        state = {
+            **state,
+            "decision": notice["decision"],
+            "decided_at": notice.get("decided_at"),
+            "recorded": True,
+        }
     state = with_savings(state, round_=round_)
     chart = None
     if state.get("decision") is not None:
