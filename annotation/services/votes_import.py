@@ -73,11 +73,11 @@ class _VotesImporter:
         self.latest: dict[int, int] = {}  # case -> current rubric version
         self.criteria: dict[int, list[int]] = defaultdict(list)  # version -> ids by position
 
-    def run(self, chunks: Iterable[bytes]) -> VotesImportSummary:
+    def run(self, items: Iterable[VoteRow | ImportIssue]) -> VotesImportSummary:
         # Rows are held in memory: a new round's items and rater count depend on the whole
         # file, and a votes file is small next to the benchmark it judges.
         rows: list[VoteRow] = []
-        for item in read_vote_rows(chunks):
+        for item in items:
             if isinstance(item, ImportIssue):
                 self.issues.add(item.line, item.message, item.field)
             else:
@@ -356,6 +356,23 @@ def votes_import(
     submitted revision. Raises ImportRejected, every problem located by line and field,
     and leaves the database exactly as it was when the file has any error.
     """
+    return votes_import_rows(
+        rows=read_vote_rows(chunks),
+        round_name=round_name,
+        benchmark_slug=benchmark_slug,
+        user=user,
+    )
+
+
+def votes_import_rows(
+    *,
+    rows: Iterable[VoteRow | ImportIssue],
+    round_name: str,
+    benchmark_slug: str | None = None,
+    user=None,
+) -> VotesImportSummary:
+    """`votes_import` of votes read from another format: each vote row, or the issue that
+    makes a row of the file unusable, located by its line."""
     name = round_name.strip()
     if not name:
         raise ImportRejected([ImportIssue(0, "the round name must not be empty")])
@@ -363,4 +380,4 @@ def votes_import(
     if len(name) > limit:
         raise ImportRejected([ImportIssue(0, f"the round name is longer than {limit} characters")])
     with transaction.atomic():
-        return _VotesImporter(name=name, benchmark_slug=benchmark_slug, user=user).run(chunks)
+        return _VotesImporter(name=name, benchmark_slug=benchmark_slug, user=user).run(rows)
