@@ -4,15 +4,61 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('annotation', '0015_votes_seen_via'),
+        ("annotation", "0015_votes_seen_via"),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='auditevent',
-            name='action',
-            field=models.CharField(choices=[('rubric.imported', 'rubrics imported'), ('rubric.draft_created', 'rubric draft created'), ('rubric.published', 'rubric version published'), ('rubric.restored', 'rubric version restored'), ('rubric.conflict', 'rubric publish refused (conflict)'), ('rubric.rebased', 'rubric draft rebased'), ('people.invited', 'invitation link created'), ('people.invitation_used', 'invitation link used (account made)'), ('people.invitation_revoked', 'invitation link revoked'), ('people.roles_changed', 'roles changed'), ('people.activated', 'account activated'), ('people.deactivated', 'account deactivated'), ('people.specialities_changed', 'specialities changed'), ('people.rate_changed', 'piece rate changed'), ('people.reset_link_created', 'password reset link created'), ('people.password_reset', 'password reset with a link'), ('people.assignments_released', 'unstarted items released'), ('review.round_opened', 'review round opened'), ('review.round_paused', 'review round paused'), ('review.round_resumed', 'review round resumed'), ('review.round_closed', 'review round closed'), ('review.round_reopened', 'review round reopened'), ('review.round_extended', 'review round extended'), ('review.round_decided', 'sequential test decided the round'), ('review.assignment_moved', 'item moved to another expert'), ('review.pool_added', "expert added to a round's pool"), ('review.pool_removed', "expert removed from a round's pool"), ('guidance.faq_saved', 'FAQ entry saved'), ('guidance.faq_deleted', 'FAQ entry deleted'), ('guidance.example_saved', 'worked example saved'), ('guidance.example_deleted', 'worked example deleted'), ('guidance.guidelines_saved', 'guidelines changed'), ('review.item_adjudicated', 'split item adjudicated'), ('judging.config_created', 'judge configuration created'), ('judging.config_changed', 'judge configuration changed'), ('judging.run_started', 'judge run started'), ('judging.run_paused', 'judge run paused'), ('judging.run_resumed', 'judge run resumed'), ('judging.run_cancelled', 'judge run cancelled'), ('leaderboard.gate_evaluated', 'gate evaluated'), ('leaderboard.gate_policy_changed', 'gate policy changed'), ('leaderboard.published', 'leaderboard published')], max_length=40, verbose_name='action'),
+            model_name="auditevent",
+            name="action",
+            field=models.CharField(
+                choices=[
+                    ("rubric.imported", "rubrics imported"),
+                    ("rubric.draft_created", "rubric draft created"),
+                    ("rubric.published", "rubric version published"),
+                    ("rubric.restored", "rubric version restored"),
+                    ("rubric.conflict", "rubric publish refused (conflict)"),
+                    ("rubric.rebased", "rubric draft rebased"),
+                    ("people.invited", "invitation link created"),
+                    ("people.invitation_used", "invitation link used (account made)"),
+                    ("people.invitation_revoked", "invitation link revoked"),
+                    ("people.roles_changed", "roles changed"),
+                    ("people.activated", "account activated"),
+                    ("people.deactivated", "account deactivated"),
+                    ("people.specialities_changed", "specialities changed"),
+                    ("people.rate_changed", "piece rate changed"),
+                    ("people.reset_link_created", "password reset link created"),
+                    ("people.password_reset", "password reset with a link"),
+                    ("people.assignments_released", "unstarted items released"),
+                    ("review.round_opened", "review round opened"),
+                    ("review.round_paused", "review round paused"),
+                    ("review.round_resumed", "review round resumed"),
+                    ("review.round_closed", "review round closed"),
+                    ("review.round_reopened", "review round reopened"),
+                    ("review.round_extended", "review round extended"),
+                    ("review.round_decided", "sequential test decided the round"),
+                    ("review.assignment_moved", "item moved to another expert"),
+                    ("review.pool_added", "expert added to a round's pool"),
+                    ("review.pool_removed", "expert removed from a round's pool"),
+                    ("guidance.faq_saved", "FAQ entry saved"),
+                    ("guidance.faq_deleted", "FAQ entry deleted"),
+                    ("guidance.example_saved", "worked example saved"),
+                    ("guidance.example_deleted", "worked example deleted"),
+                    ("guidance.guidelines_saved", "guidelines changed"),
+                    ("review.item_adjudicated", "split item adjudicated"),
+                    ("judging.config_created", "judge configuration created"),
+                    ("judging.config_changed", "judge configuration changed"),
+                    ("judging.run_started", "judge run started"),
+                    ("judging.run_paused", "judge run paused"),
+                    ("judging.run_resumed", "judge run resumed"),
+                    ("judging.run_cancelled", "judge run cancelled"),
+                    ("leaderboard.gate_evaluated", "gate evaluated"),
+                    ("leaderboard.gate_policy_changed", "gate policy changed"),
+                    ("leaderboard.published", "leaderboard published"),
+                ],
+                max_length=40,
+                verbose_name="action",
+            ),
         ),
     ]

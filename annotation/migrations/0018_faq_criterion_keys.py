@@ -4,15 +4,14 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('annotation', '0017_round_split'),
+        ("annotation", "0017_round_split"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='faqentry',
-            name='criterion_keys',
+            model_name="faqentry",
+            name="criterion_keys",
             field=models.JSONField(blank=True, default=list),
         ),
     ]
