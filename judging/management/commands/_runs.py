@@ -92,9 +92,7 @@ def version_from(
         prompt = PromptTemplate.objects.filter(name=opts["prompt"]).order_by("-version").first()
     if prompt is None:
         raise CommandError(f"no prompt template named {opts['prompt']!r}")
-    name = (opts.get("judge") or "").strip() or (
-        f"cli: {opts['model']} @ {opts['base_url']} ({prompt.kind})"[:100]
-    )
+    name = (opts.get("judge") or "").strip() or _default_name(opts, kind=prompt.kind)
     prices = _prices(name, opts)
     try:
         return (judge_version_for if save else judge_version_preview)(
@@ -119,6 +117,23 @@ def version_from(
         )
     except ConfigInvalid as exc:
         raise CommandError("; ".join(exc.errors.values())) from exc
+
+
+# The mark of a configuration that generates replies, where a judge configuration has none:
+# a sign rather than a word, since the pages show configuration names to every reader.
+GENERATION_MARK = "✎"
+
+
+def _default_name(opts, *, kind: str) -> str:
+    """The configuration named after the model and endpoint: `cli: model @ url` for a
+    judge, the generation mark after it for a model generating replies. A configuration
+    named the former way (the prompt kind in English words) is found again under it."""
+    base = f"cli: {opts['model']} @ {opts['base_url']}"
+    mark = f" {GENERATION_MARK}" if kind == PromptTemplate.Kind.GENERATION else ""
+    name = f"{base[: 100 - len(mark)]}{mark}"
+    former = f"{base} ({kind})"[:100]
+    taken = JudgeConfig.objects.filter(name__in=[name, former]).values_list("name", flat=True)
+    return former if set(taken) == {former} else name
 
 
 def _prices(name: str, opts) -> dict:
