@@ -3,7 +3,7 @@ changed. A change to any setting that can move a verdict makes a new version (or
 settings an earlier version already had, makes that version current again); the settings
 that only decide how calls are made are edited in place."""
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from decimal import Decimal
 
 from django.db import transaction
@@ -226,11 +226,16 @@ def judge_version_preview(
     return JudgeVersion(config=config, number=latest + 1, fingerprint=fingerprint, **values)
 
 
-def judge_version_imported(*, name: str, user=None) -> JudgeVersion:
+def judge_version_imported(
+    *, name: str, user=None, settings: VersionSettings | None = None
+) -> JudgeVersion:
     """The version standing for verdicts read from a file under the judge name `name` (one
-    per name: nothing was called, so there are no settings to tell runs apart). Made if
-    new; it becomes current only for a configuration that had none."""
-    settings = VersionSettings(model=name, source=JudgeVersion.Source.IMPORTED)
+    per name: nothing was called, so there are no settings to tell runs apart), or, when the
+    file records the settings its verdicts were made with (an Inspect log), one per such
+    settings. Made if new; it becomes current only for a configuration that had none."""
+    if settings is None:
+        settings = VersionSettings(model=name)
+    settings = replace(settings, source=JudgeVersion.Source.IMPORTED)
     with transaction.atomic():
         config, _ = JudgeConfig.objects.get_or_create(name=name)
         version, _created = _version_for(config, settings, user=user, note="")
