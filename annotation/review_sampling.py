@@ -56,6 +56,79 @@ def stratified_sample(
     return sorted(chosen)
 
 
+# The sampling designs a round may use. Proportional: the same share from every stratum
+# (difficulty, scene, system), which gives every response about the same chance (today's
+# rounds). By system: the same number of items from every system, whatever its size.
+PROPORTIONAL, BY_SYSTEM = "proportional", "by_system"
+DESIGNS = (PROPORTIONAL, BY_SYSTEM)
+
+
+def equal_per_system_sample(
+    units: Iterable[Unit],
+    *,
+    fraction: float,
+    seed: int,
+    system_of,
+    exclude: set[int] | None = None,
+) -> list[int]:
+    """About `fraction` of the units in all, the same number from every system
+    (`system_of(stratum)` names a unit's system), capped by a system's size: what a small
+    system cannot give is shared among the others. Within a system the choice is a seeded
+    shuffle of the sorted ids; `exclude` (units already sampled) count towards their
+    system's number when extending a round."""
+    if not 0 < fraction <= 1:
+        raise ValueError("fraction must be in (0, 1]")
+    exclude = exclude or set()
+    free: dict[Hashable, list[int]] = defaultdict(list)
+    size: dict[Hashable, int] = defaultdict(int)
+    have: dict[Hashable, int] = defaultdict(int)
+    for unit in units:
+        system = system_of(unit.stratum)
+        size[system] += 1
+        if unit.response_id in exclude:
+            have[system] += 1
+        else:
+            free[system].append(unit.response_id)
+    keys = sorted(size, key=repr)
+    target = round(fraction * sum(size.values()))
+    rng = random.Random(seed)
+    want = {k: 0 for k in keys}
+    # Water-filling: one item per system in turn (a seeded order), skipping full systems.
+    order = list(keys)
+    rng.shuffle(order)
+    left = min(target, sum(size.values()))
+    while left > 0:
+        for k in order:
+            if left and want[k] < size[k]:
+                want[k] += 1
+                left -= 1
+    chosen: list[int] = []
+    for k in keys:
+        ids = sorted(free[k])
+        rng.shuffle(ids)
+        chosen.extend(ids[: max(0, want[k] - have[k])])
+    return sorted(chosen)
+
+
+def inclusion_probabilities(
+    units: Iterable[Unit], sampled: set[int], *, stratum_of
+) -> dict[int, float]:
+    """Each sampled response's inclusion probability: within its group (`stratum_of` of the
+    unit's stratum), how many were drawn over how many there are. Within a group every
+    response is equally likely to be drawn, first or by an extension, so this is the
+    chance the design gave it."""
+    population: dict[Hashable, int] = defaultdict(int)
+    drawn: dict[Hashable, int] = defaultdict(int)
+    members: dict[int, Hashable] = {}
+    for unit in units:
+        key = stratum_of(unit.stratum)
+        population[key] += 1
+        if unit.response_id in sampled:
+            drawn[key] += 1
+            members[unit.response_id] = key
+    return {pk: drawn[key] / population[key] for pk, key in members.items()}
+
+
 def hand_out_order(response_ids: Iterable[int], *, seed: int, start: int = 0) -> dict[int, int]:
     """Each response's rank in the order its item is handed out: a seeded shuffle of the
     sorted ids, numbered from `start` (items added later come after the first ones).

@@ -187,6 +187,8 @@ def agreement_report(
     min_raters: int = 1,
     short_of: int = 0,
     chance_floor: tuple[str, float] | None = None,
+    weights: Sequence[float] | None = None,
+    sampling: dict | None = None,
 ) -> dict:
     """The report of `units`. `sequential` is the sequential test's state for the same
     round (leaderboard.sequential_evidence), kept in the report. `history` is the judge
@@ -195,7 +197,10 @@ def agreement_report(
     units alone. Units with fewer than `short_of` votes are left out of the judge's
     agreement (counted in `short_of_raters`); the experts' own statistics keep
     every vote. `chance_floor` (a statistic of leaderboard.stats.chance_floor and its floor)
-    adds a condition: the statistic's cluster-robust lower bound must reach the floor."""
+    adds a condition: the statistic's cluster-robust lower bound must reach the floor.
+    `weights` (per unit, the inverse of its response's inclusion probability) make the
+    percent agreement the Hájek estimate, sum(w * agree) / sum(w); equal weights give the
+    plain share exactly. `sampling` (the round's design) is kept in the report."""
     undefined: dict[str, str] = {}
     encoded = _encode(units)
     majority, with_judge = encoded.majority, encoded.judge >= 0
@@ -207,6 +212,10 @@ def agreement_report(
     agreeing = judge == human
     agree = int(np.count_nonzero(agreeing))
     point = _stat(percent_agreement(judge, human), undefined, "percent_agreement")
+    weighted = _weighted_share(weights, len(units), rows, agreeing) if weights is not None else None
+    unweighted = point
+    if weighted is not None:
+        point = weighted
     wilson = _interval(wilson_interval(agree, n), undefined, "wilson_95")
     judged = [units[row] for row in rows.tolist()]
     boot = (
@@ -269,9 +278,20 @@ def agreement_report(
         undefined["binomial_p"] = NO_JUDGED_UNITS
         undefined["binomial_log10_p"] = NO_JUDGED_UNITS
         undefined.setdefault("bootstrap_95", NO_JUDGED_UNITS)
+    if sampling is not None or weights is not None:
+        report["sampling"] = {
+            **(sampling or {}),
+            "weights_applied": weights is not None,
+            "gate_weighted": False,
+            "percent_agreement_unweighted": unweighted,
+        }
     if sequential is not None:
         report["sequential"] = sequential
-    report["gate"] = gate(report, threshold=threshold, rule=rule)
+    # The gate stays on the plain share: the sequential test and the gate over a judge
+    # version's rounds count units unweighted.
+    report["gate"] = gate(
+        {**report, "percent_agreement": unweighted}, threshold=threshold, rule=rule
+    )
     if history:
         report["gate"] = history_report_gate(
             report["gate"], history, threshold=threshold, rule=rule, min_raters=min_raters
@@ -301,6 +321,22 @@ def agreement_report(
     report["by_rater"] = _by_rater(encoded, undefined)
     report["undefined"] = undefined
     return report
+
+
+def _weighted_share(
+    weights: Sequence[float], n_units: int, rows: np.ndarray, agreeing: np.ndarray
+) -> float | None:
+    """The Hájek estimate of the share agreeing on the judged `rows`, or None without
+    any. The weights are scaled by their smallest, so equal weights are exactly 1.0 and
+    the ratio is the plain count over count, bit for bit."""
+    w = np.asarray(weights, dtype=float)
+    if w.shape != (n_units,) or not np.all(np.isfinite(w)) or np.any(w <= 0):
+        raise ValueError("weights must be finite and positive, one per unit")
+    if not rows.size:
+        return None
+    w = w[rows]
+    w = w / w.min()
+    return float(np.sum(w[agreeing]) / np.sum(w))
 
 
 def history_report_gate(

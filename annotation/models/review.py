@@ -62,12 +62,19 @@ class ReviewRound(models.Model):
         PAUSED = "paused", _("paused")
         CLOSED = "closed", _("closed")
 
+    class Sampling(models.TextChoices):
+        PROPORTIONAL = "proportional", _("uniform (the same share of every stratum)")
+        BY_SYSTEM = "by_system", _("stratified by system (the same number per system)")
+
     benchmark = models.ForeignKey(Benchmark, on_delete=models.CASCADE, related_name="rounds")
     name = models.CharField(_("name"), max_length=100, unique=True)
     systems = models.ManyToManyField(System, related_name="review_rounds")
     experts = models.ManyToManyField(settings.AUTH_USER_MODEL, related_name="review_rounds")
     fraction = models.FloatField(_("sampling fraction"), default=0.3)
     seed = models.IntegerField(_("random seed"), default=20251)
+    sampling = models.CharField(
+        _("sampling design"), max_length=16, choices=Sampling.choices, default="proportional"
+    )
     raters_per_item = models.PositiveSmallIntegerField(_("raters per item"), default=3)
     max_items_per_expert = models.PositiveIntegerField(
         _("cap per expert (0: an even share)"), default=0
@@ -134,6 +141,11 @@ class ReviewItem(models.Model):
     # Fixed when the item is sampled (annotation.review_split); empty when the round has no
     # split.
     part = models.CharField(max_length=12, choices=Part.choices, default=Part.NONE, blank=True)
+    # The chance the round's sampling design gave this response (items drawn over responses:
+    # of its system when sampled by system, of the round otherwise), kept up to date when
+    # the round is extended; empty for rounds sampled before it was recorded. Estimators
+    # weight by its inverse.
+    inclusion_probability = models.FloatField(null=True, blank=True)
 
     class Meta:
         ordering = ["round", "pk"]

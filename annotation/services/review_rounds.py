@@ -15,7 +15,15 @@ from annotation.models import (
     ReviewRound,
     System,
 )
-from annotation.review_sampling import Unit, hand_out_order, stratified_sample
+from annotation.review_sampling import (
+    BY_SYSTEM,
+    DESIGNS,
+    Unit,
+    equal_per_system_sample,
+    hand_out_order,
+    inclusion_probabilities,
+    stratified_sample,
+)
 from annotation.review_split import calibration_split
 from annotation.selectors.round_work import round_work_in_progress
 from annotation.selectors.rubrics import latest_version_id_subquery
@@ -56,7 +64,15 @@ def _units(round_: ReviewRound):
 def _add_items(round_: ReviewRound, *, fraction: float, seed: int) -> int:
     units, versions = _units(round_)
     already = set(round_.items.values_list("response_id", flat=True))
-    chosen = stratified_sample(units, fraction=fraction, seed=seed, exclude=already)
+    if round_.sampling == BY_SYSTEM:
+        chosen = equal_per_system_sample(
+            units, fraction=fraction, seed=seed, system_of=_system_of, exclude=already
+        )
+        stratum_of = _system_of
+    else:
+        chosen = stratified_sample(units, fraction=fraction, seed=seed, exclude=already)
+        stratum_of = _whole
+    probability = inclusion_probabilities(units, already | set(chosen), stratum_of=stratum_of)
     # Items added by an extension are handed out after the first ones, shuffled as well.
     ranks = hand_out_order(chosen, seed=round_.seed, start=len(already))
     # Items added by an extension are split by the same share, drawn apart from the first.
@@ -71,11 +87,28 @@ def _add_items(round_: ReviewRound, *, fraction: float, seed: int) -> int:
                 rubric_version_id=versions[pk],
                 hand_out_rank=ranks[pk],
                 part=_part(round_, pk in calibration),
+                inclusion_probability=probability.get(pk),
             )
             for pk in chosen
         ]
     )
+    # An extension raises the chance of the items already there too.
+    changed = []
+    for item in round_.items.filter(response_id__in=already).only("pk", "response_id"):
+        item.inclusion_probability = probability.get(item.response_id)
+        changed.append(item)
+    ReviewItem.objects.bulk_update(changed, ["inclusion_probability"], batch_size=1000)
     return len(chosen)
+
+
+def _system_of(stratum) -> int:
+    return stratum[2]
+
+
+def _whole(stratum) -> None:
+    """The proportional design gives every response the same chance, up to how one
+    item's rounding falls in each stratum (drawn by lot): one share for all."""
+    return None
 
 
 def _split_seed(round_: ReviewRound) -> int:
@@ -104,13 +137,16 @@ def round_open(
     close_when_decided: bool = False,
     calibration_share: float = 0.0,
     split_seed: int | None = None,
+    sampling: str = "proportional",
     user=None,
 ) -> ReviewRound:
     """Sample the responses (stratified by difficulty, scenario and system, reproducible from
     the seed), freeze each sampled case's current rubric version, and draw the pool's
     pseudonyms for the benchmark. Items are handed out in an order shuffled by the seed.
     With a `calibration_share`, the items are split there and then into a calibration part
-    and a held-out part (annotation.review_split), from `split_seed` (by default the seed)."""
+    and a held-out part (annotation.review_split), from `split_seed` (by default the seed).
+    `sampling` "by_system" draws the same number of items from every system instead of the
+    same share of every stratum; either way each item keeps its inclusion probability."""
     name = name.strip()
     if not name:
         raise RoundInvalid(_("Give the round a name."))
@@ -120,6 +156,11 @@ def round_open(
         raise RoundInvalid(_("The sampling fraction must be more than 0 and at most 1."))
     if raters_per_item < 1:
         raise RoundInvalid(_("An item needs at least one rater."))
+    if sampling not in DESIGNS:
+        raise RoundInvalid(
+            _("Unknown sampling design “%(design)s”: use proportional or by_system.")
+            % {"design": sampling}
+        )
     if not 0 <= calibration_share <= 1:
         raise RoundInvalid(_("The calibration share must be at least 0 and at most 1."))
     if len(experts) < raters_per_item:
@@ -133,6 +174,7 @@ def round_open(
             name=name,
             fraction=fraction,
             seed=seed,
+            sampling=sampling,
             raters_per_item=raters_per_item,
             max_items_per_expert=max_items_per_expert,
             deadline=deadline,
@@ -161,6 +203,7 @@ def round_open(
                 "experts": sorted(expert.get_username() for expert in experts),
                 "fraction": fraction,
                 "seed": seed,
+                "sampling": sampling,
                 "raters_per_item": raters_per_item,
                 "close_when_decided": close_when_decided,
                 "calibration_share": calibration_share,

@@ -245,3 +245,17 @@ def disagreements(
         for unit, direction in chosen
     ]
     return rows, total
+
+
+def sampling_weights(*, round_: ReviewRound, units: Sequence[Unit]) -> tuple[dict, list | None]:
+    """The round's sampling design for the report, and each unit's weight: the inverse of
+    its response's inclusion probability. None (no weighting) when the round was sampled
+    before probabilities were recorded. One query."""
+    probability = dict(
+        ReviewItem.objects.filter(round=round_).values_list("response_id", "inclusion_probability")
+    )
+    recorded = bool(probability) and all(p for p in probability.values())
+    design = {"design": round_.sampling, "probabilities_recorded": recorded}
+    if not recorded:
+        return design, None
+    return design, [1.0 / probability[unit.response] for unit in units]

@@ -26,7 +26,7 @@ from leaderboard.agreement import GateRule, Unit, agreement_report
 from leaderboard.calibration_guard import held_out, with_guard
 from leaderboard.models import GatePolicy
 from leaderboard.provenance import rubric_versions_of
-from leaderboard.selectors.agreement import agreement_units, round_tasks
+from leaderboard.selectors.agreement import agreement_units, round_tasks, sampling_weights
 from leaderboard.selectors.boards import BoardNotFound, board_runs, judge_version_header
 from leaderboard.selectors.calibration import calibration_responses, derived_on_round
 from leaderboard.selectors.gate_history import tallies_of, version_history
@@ -246,8 +246,11 @@ def agreement_evidence(
         if version is not None
         else [tallies_of(round_=round_, units=evidence.units, ranks=ranks)]
     )
+    sampling, weights = sampling_weights(round_=round_, units=evidence.units)
     evidence.report = agreement_report(
         evidence.units,
+        weights=weights,
+        sampling=sampling,
         threshold=gate_threshold,
         rule=GateRule(policy.rule if rule is None else rule),
         resamples=resamples,
