@@ -2,7 +2,7 @@ from django import forms
 from django.core.validators import validate_slug
 from django.utils.translation import gettext_lazy as _
 
-from annotation.models import Case, System
+from annotation.models import Case, ReviewRound, System
 
 
 class BenchmarkImportForm(forms.Form):
@@ -56,6 +56,17 @@ class ReviewRoundForm(forms.Form):
         help_text=_("Stratified by difficulty, scenario and system."),
     )
     seed = forms.IntegerField(label=_("Random seed"), initial=20251)
+    sampling = forms.ChoiceField(
+        label=_("Sampling design"),
+        choices=ReviewRound.Sampling.choices,
+        initial=ReviewRound.Sampling.PROPORTIONAL,
+        required=False,
+        help_text=_(
+            "By system: the same number of items from every system, so a small system is "
+            "checked as closely as a large one. Each item keeps the chance it had of being "
+            "drawn, and the agreement is weighted by its inverse."
+        ),
+    )
     calibration_share = forms.FloatField(
         label=_("Calibration share"),
         initial=0.0,

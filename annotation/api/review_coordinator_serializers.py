@@ -68,6 +68,7 @@ class ManagedItemOutput(serializers.ModelSerializer):
             "is_reference",
             "assigned_count",
             "part",
+            "inclusion_probability",
             "assignments",
         ]
 
@@ -89,6 +90,7 @@ class ManagedRoundOutput(serializers.ModelSerializer):
             "experts",
             "fraction",
             "seed",
+            "sampling",
             "calibration_share",
             "split_seed",
             "raters_per_item",
@@ -176,6 +178,12 @@ class RoundCreateInput(serializers.Serializer):
     )
     fraction = serializers.FloatField(default=0.3, validators=[_finite])
     seed = serializers.IntegerField(default=20251, min_value=-INT32 - 1, max_value=INT32)
+    sampling = serializers.ChoiceField(
+        choices=ReviewRound.Sampling.choices,
+        default=ReviewRound.Sampling.PROPORTIONAL,
+        help_text="proportional: the same share of every stratum; by_system: the same number "
+        "of items per system (the agreement is weighted by inverse inclusion probabilities)",
+    )
     raters_per_item = serializers.IntegerField(default=3, max_value=32767)
     max_items_per_expert = serializers.IntegerField(
         default=0, min_value=0, max_value=INT32, help_text="0: an even share"

@@ -89,6 +89,7 @@ def round_new(request: HttpRequest) -> HttpResponse:
                 experts=list(data["experts"]),
                 fraction=data["fraction"],
                 seed=data["seed"],
+                sampling=data["sampling"] or ReviewRound.Sampling.PROPORTIONAL,
                 raters_per_item=data["raters_per_item"],
                 max_items_per_expert=data["max_items_per_expert"],
                 deadline=data["deadline"],

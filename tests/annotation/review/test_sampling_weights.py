@@ -1,15 +1,16 @@
 """A round records each response's inclusion probability, under either sampling design."""
 
 import pytest
+from django.urls import reverse
 
 from accounts.roles import EXPERT
 from accounts.services import user_create_with_role
-from annotation.models import Benchmark, ReviewItem, System
+from annotation.models import Benchmark, ReviewItem, ReviewRound, System
 from annotation.review_sampling import Unit, equal_per_system_sample
 from annotation.services.benchmark_import import benchmark_import
 from annotation.services.responses_import import responses_import
 from annotation.services.review_rounds import RoundInvalid, round_extend, round_open
-from tests.conftest import jsonl_bytes, lines, question
+from tests.conftest import client_for, jsonl_bytes, lines, question
 
 pytestmark = pytest.mark.django_db
 
@@ -90,3 +91,55 @@ def test_equal_per_system_is_reproducible_and_capped_by_small_systems():
     assert first == again
     # 6 items: B can give 2, A gives the other 4.
     assert sum(pk >= 100 for pk in first) == 2 and len(first) == 6
+
+
+def test_the_api_opens_a_round_by_system_and_shows_each_items_probability(
+    review_data, experts, coordinator
+):
+    from rest_framework.test import APIClient
+
+    client = APIClient()
+    client.force_authenticate(coordinator)
+    url = reverse("api-review-manage-rounds")
+    body = {
+        "benchmark": "hb",
+        "name": "API by system",
+        "systems": [s.name for s in review_data[1]],
+        "experts": [e.username for e in experts[:3]],
+        "fraction": 0.2,
+    }
+    created = client.post(url, {**body, "sampling": "by_system"}, format="json")
+    assert created.status_code == 201, created.content
+    data = created.json()
+    # 3 systems x 10 cases, 6 items: 2 per system, each drawn with probability 2/10.
+    assert data["sampling"] == "by_system"
+    assert [item["inclusion_probability"] for item in data["items"]] == [0.2] * 6
+    plain = client.post(url, {**body, "name": "API default"}, format="json").json()
+    assert plain["sampling"] == "proportional"
+    refused = client.post(url, {**body, "name": "bad", "sampling": "cluster"}, format="json")
+    assert refused.status_code == 400 and "sampling" in refused.json()
+
+
+def test_the_form_opens_a_round_by_system_and_its_page_names_the_design(
+    review_data, experts, coordinator
+):
+    benchmark, systems = review_data
+    client = client_for(coordinator)
+    base = {
+        "benchmark": benchmark.pk,
+        "systems": [s.pk for s in systems],
+        "experts": [e.pk for e in experts[:3]],
+        "fraction": "0.2",
+        "seed": "7",
+        "raters_per_item": "3",
+        "max_items_per_expert": "0",
+    }
+    page = client.get(reverse("review-round-new"), {"benchmark": benchmark.pk}).content.decode()
+    assert 'name="sampling"' in page
+    client.post(reverse("review-round-new"), {**base, "name": "by sys", "sampling": "by_system"})
+    client.post(reverse("review-round-new"), {**base, "name": "default"})
+    by_system = ReviewRound.objects.get(name="by sys")
+    assert by_system.sampling == "by_system"
+    assert ReviewRound.objects.get(name="default").sampling == "proportional"
+    shown = client.get(reverse("review-round", args=[by_system.pk])).content.decode()
+    assert "stratified by system" in shown
