@@ -9,6 +9,7 @@ from django.core.management.base import CommandError
 from annotation.models import Benchmark
 from leaderboard.corrected.board import RoundNotFound, corrected_board, correcting_round
 from leaderboard.corrected.wording import reason_words
+from leaderboard.management.cli import render_table
 from leaderboard.selectors.boards import BoardRuns
 
 MISSING = "-"
@@ -33,9 +34,6 @@ def _ranks(row: dict) -> str:
 
 
 def corrected_table(payload: dict) -> list[str]:
-    # Imported here: the command module imports this one.
-    from leaderboard.management.commands.leaderboard import render_table
-
     head = payload["corrected_by"]
     out = [
         f"Benchmark {payload['benchmark']}, runs {', '.join(map(str, payload['runs']))}, "

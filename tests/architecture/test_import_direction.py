@@ -52,3 +52,19 @@ def test_the_check_sees_an_upward_import(tmp_path, monkeypatch):
         (tmp_path / app).mkdir(exist_ok=True)
     monkeypatch.setattr(f"{__name__}.ROOT", tmp_path)
     assert _upward_imports() == ["annotation/leak.py imports leaderboard.wording"]
+
+
+def test_no_command_imports_another_commands_module():
+    """Commands share helpers through their app's management/cli.py (or a private `_` module),
+    never by importing another command."""
+    found = []
+    for app in ("annotation", "judging", "leaderboard"):
+        commands = ROOT / app / "management" / "commands"
+        for path in sorted(commands.glob("*.py")):
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            for name in sorted(_imported(tree)):
+                parts = name.split(".")
+                if parts[1:3] == ["management", "commands"] and len(parts) > 3:
+                    if not parts[3].startswith("_"):
+                        found.append(f"{path.relative_to(ROOT)} imports {name}")
+    assert not found, "\n".join(found)

@@ -4,63 +4,18 @@ import sys
 
 from django.core.management.base import BaseCommand, CommandError, no_translations
 
-from annotation.models import Benchmark
 from leaderboard.agreement import GateRule
 from leaderboard.exports.files import CSV_RAW, CSV_SAFE
 from leaderboard.exports.values import spreadsheet_cells
-from leaderboard.selectors.evidence import (
-    EvidenceNotFound,
-    agreement_evidence,
-    evidence_header,
-)
-
-
-def add_judge_argument(parser) -> None:
-    parser.add_argument(
-        "--judge",
-        default="",
-        help="a judge's name: the newest verdicts of its current version's finished runs "
-        "(instead of --judge-run)",
-    )
-
-
-def benchmark_named(slug: str) -> Benchmark:
-    """The benchmark with this slug; a CommandError names the slug when there is none."""
-    benchmark = Benchmark.objects.filter(slug=slug).first()
-    if benchmark is None:
-        raise CommandError(f"no benchmark with slug {slug!r}")
-    return benchmark
-
-
-def evidence_from(opts, **overrides):
-    """The evidence the options name (the same selector as the page and the API); a
-    CommandError says what is missing."""
-    benchmark = benchmark_named(opts["benchmark"])
-    try:
-        evidence = agreement_evidence(
-            benchmark=benchmark,
-            round_ref=opts["round_name"],
-            run_ref=opts["judge_run"],
-            judge=opts["judge"],
-            **overrides,
-        )
-    except EvidenceNotFound as exc:
-        raise CommandError(str(exc)) from exc
-    return evidence
+from leaderboard.management.cli import add_evidence_arguments, evidence_from
+from leaderboard.selectors.evidence import evidence_header
 
 
 class Command(BaseCommand):
     help = "Agreement of an LLM judge run with the human majority of a review round."
 
     def add_arguments(self, parser) -> None:
-        parser.add_argument("--benchmark", required=True)
-        parser.add_argument("--round", required=True, dest="round_name")
-        parser.add_argument(
-            "--judge-run",
-            default="latest",
-            help="a run id, or 'latest': the newest finished run covering the round",
-        )
-        add_judge_argument(parser)
+        add_evidence_arguments(parser)
         parser.add_argument("--threshold", type=float, default=None)
         parser.add_argument("--rule", choices=[r.value for r in GateRule], default=None)
         parser.add_argument("--resamples", type=int, default=1000)

@@ -2,7 +2,7 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError, no_translations
 
-from leaderboard.management.commands.agreement_report import benchmark_named
+from leaderboard.management.cli import benchmark_named
 from leaderboard.selectors.compare import CompareInvalid, runs_compare
 from leaderboard.stats.bootstrap import DEFAULT_RESAMPLES
 

@@ -6,7 +6,7 @@ from annotation.models import ReviewRound
 from judging.models import JudgeRun
 from leaderboard.interop.dataset_card import dataset_card
 from leaderboard.interop.dataset_export import dataset_tables, write_table
-from leaderboard.management.commands.agreement_report import benchmark_named
+from leaderboard.management.cli import benchmark_named
 from leaderboard.selectors.boards import BoardNotFound, board_runs
 
 

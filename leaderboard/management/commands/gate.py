@@ -2,7 +2,7 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError, no_translations
 
-from leaderboard.management.commands.agreement_report import add_judge_argument, evidence_from
+from leaderboard.management.cli import add_evidence_arguments, evidence_from
 from leaderboard.selectors.evidence import evidence_header
 from leaderboard.services.gate import EvaluationRefused, gate_evaluate
 from leaderboard.wording_gate import gate_refusal_text
@@ -15,14 +15,7 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser) -> None:
-        parser.add_argument("--benchmark", required=True)
-        parser.add_argument("--round", required=True, dest="round_name")
-        parser.add_argument(
-            "--judge-run",
-            default="latest",
-            help="a run id, or 'latest': the newest finished run covering the round",
-        )
-        add_judge_argument(parser)
+        add_evidence_arguments(parser)
         parser.add_argument("--record", action="store_true", help="record the evaluation")
         parser.add_argument("--json", action="store_true", help="print one JSON object")
 

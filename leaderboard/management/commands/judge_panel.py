@@ -2,7 +2,7 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError, no_translations
 
-from leaderboard.management.commands.agreement_report import benchmark_named
+from leaderboard.management.cli import benchmark_named
 from leaderboard.panel.selectors import PanelInputError, judge_panel, parse_epsilons
 from leaderboard.wording_reasons import reason_text
 

@@ -2,8 +2,8 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError, no_translations
 
+from leaderboard.management.cli import benchmark_named
 from leaderboard.management.commands._held_out import held_out_lines
-from leaderboard.management.commands.agreement_report import benchmark_named
 from leaderboard.selectors.judge_selection import (
     SelectionInvalid,
     judge_selection,

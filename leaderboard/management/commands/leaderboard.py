@@ -1,5 +1,4 @@
 import json
-import unicodedata
 
 from django.core.management.base import BaseCommand, CommandError, no_translations
 
@@ -8,46 +7,11 @@ from config.version import CONCORD_VERSION
 from judging.models import JudgeRun
 from judging.scoring import Profile
 from leaderboard.corrected.command import corrected_output
+from leaderboard.management.cli import MISSING, render_table
 from leaderboard.provenance import rubric_versions_of
 from leaderboard.selectors.boards import BoardNotFound, board_runs, judge_version_header
 from leaderboard.selectors.scores import leaderboard_rows
 from leaderboard.wording_reasons import reason_text
-
-MISSING = "-"
-
-
-def _width(text: str) -> int:
-    # Chinese ability labels take two terminal columns each; pad by display width.
-    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
-
-
-def _pad(text: str, width: int, *, right: bool) -> str:
-    gap = " " * (width - _width(text))
-    return gap + text if right else text + gap
-
-
-def _is_number(cell: str) -> bool:
-    if cell == MISSING:
-        return True
-    try:
-        float(cell.rstrip("%"))
-    except ValueError:
-        return False
-    return True
-
-
-def render_table(headers: list[str], rows: list[list[str]]) -> list[str]:
-    """Left-aligned first column(s) of text, right-aligned numbers, two spaces apart."""
-    widths = [max(_width(cell) for cell in column) for column in zip(headers, *rows, strict=True)]
-    numeric = [all(_is_number(cell) for cell in column) for column in zip(*rows, strict=True)]
-    out = []
-    for cells in [headers, *rows]:
-        padded = [
-            _pad(cell, width, right=is_number)
-            for cell, width, is_number in zip(cells, widths, numeric, strict=True)
-        ]
-        out.append("  ".join(padded).rstrip())
-    return out
 
 
 def _number(value: float | None) -> str:

@@ -2,7 +2,7 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError, no_translations
 
-from leaderboard.management.commands.agreement_report import add_judge_argument, evidence_from
+from leaderboard.management.cli import add_evidence_arguments, evidence_from
 from leaderboard.methods.facts import MethodsUnavailable, methods_facts
 from leaderboard.methods.text import methods_text
 from leaderboard.methods.writer import FORMATS, LANGUAGES
@@ -16,14 +16,7 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser) -> None:
-        parser.add_argument("--benchmark", required=True)
-        parser.add_argument("--round", required=True, dest="round_name")
-        parser.add_argument(
-            "--judge-run",
-            default="latest",
-            help="a run id, or 'latest': the newest finished run covering the round",
-        )
-        add_judge_argument(parser)
+        add_evidence_arguments(parser)
         parser.add_argument("--lang", choices=LANGUAGES, default="en")
         parser.add_argument("--format", choices=FORMATS, default="md", dest="fmt")
         parser.add_argument(

@@ -4,7 +4,7 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, no_translations
 
 from judging.scoring import Profile
-from leaderboard.management.commands.agreement_report import benchmark_named
+from leaderboard.management.cli import benchmark_named
 from leaderboard.selectors.boards import BoardNotFound, board_runs
 from leaderboard.services.gate import PublishRefused, leaderboard_publish
 

@@ -2,7 +2,7 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError, no_translations
 
-from leaderboard.management.commands.agreement_report import benchmark_named
+from leaderboard.management.cli import benchmark_named
 from leaderboard.selectors.rubric_health import JudgeNotFound, rubric_health, rubric_health_json
 from leaderboard.stats.criterion_health import THRESHOLDS
 from leaderboard.wording_reasons import reason_text
