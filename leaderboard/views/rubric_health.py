@@ -1,6 +1,11 @@
 """Rubric health pages: the benchmark's criteria flagged for revision, each linked into the
 rubric editor with its evidence, and one case's criteria version by version (the rubric
-history shows it), so a revision's effect is seen."""
+history shows it), so a revision's effect is seen.
+
+Computing the report takes seconds at full scale, so a browser first gets the page's frame
+at once, saying the report is being computed, and htmx loads the report into it; without
+JavaScript, a link (`?now=1`) asks for the whole page, as do clients that do not ask for
+HTML (scripts, the test client)."""
 
 from collections import defaultdict
 from urllib.parse import urlencode
@@ -8,12 +13,18 @@ from urllib.parse import urlencode
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
+from django.utils.cache import patch_vary_headers
 
 from accounts.access import permission_needed
 from annotation.rubric_edit.evidence import evidence_token
 from annotation.selectors.benchmarks import benchmark_get, case_get
 from leaderboard.selectors.evidence import benchmark_judges
-from leaderboard.selectors.rubric_health import CriterionHealth, JudgeNotFound, rubric_health
+from leaderboard.selectors.rubric_health import (
+    CriterionHealth,
+    JudgeNotFound,
+    health_judge,
+    rubric_health,
+)
 from leaderboard.stats.criterion_health import THRESHOLDS
 from leaderboard.wording import health_evidence_text
 
@@ -32,9 +43,46 @@ def _editor_link(slug: str, row: CriterionHealth) -> str:
     return f"{url}?{urlencode({'evidence': token})}"
 
 
+def _frame_only(request: HttpRequest) -> bool:
+    """A browser's first request, unless it asks for the whole page now: the frame, the
+    report to follow by htmx."""
+    return (
+        not request.htmx
+        and request.GET.get("now") != "1"
+        and "text/html" in request.headers.get("Accept", "")
+    )
+
+
 @permission_needed(VIEW)
 def rubric_health_page(request: HttpRequest, slug: str) -> HttpResponse:
     benchmark = benchmark_get(slug=slug)
+    context: dict = {"benchmark": benchmark}
+    if _frame_only(request):
+        judge = request.GET.get("judge", "").strip()
+        if judge:  # an unknown judge is told at once, not in the part that follows
+            try:
+                health_judge(benchmark=benchmark, judge=judge)
+            except JudgeNotFound as exc:
+                raise Http404(str(exc)) from exc
+        now = request.GET.copy()
+        now["now"] = "1"
+        context["now_query"] = now.urlencode()
+        template = "leaderboard/rubric_health.html"
+    else:
+        context.update(_report_context(request, benchmark))
+        template = (
+            "leaderboard/_rubric_health_report.html"
+            if request.htmx
+            else "leaderboard/rubric_health.html"
+        )
+    response = render(request, template, context)
+    patch_vary_headers(response, ("Accept", "HX-Request"))
+    return response
+
+
+def _report_context(request: HttpRequest, benchmark) -> dict:
+    """The report's part of the page: the judge read, the figures per ability, the listed
+    criteria with their links into the editor."""
     try:
         report = rubric_health(benchmark=benchmark, judge=request.GET.get("judge", "").strip())
     except JudgeNotFound as exc:
@@ -42,19 +90,14 @@ def rubric_health_page(request: HttpRequest, slug: str) -> HttpResponse:
     every = request.GET.get("all") == "1"
     listed = [row for row in report.criteria if every or row.health.flags]
     rows = [{"row": row, "editor": _editor_link(benchmark.slug, row)} for row in listed[:SHOWN]]
-    return render(
-        request,
-        "leaderboard/rubric_health.html",
-        {
-            "benchmark": benchmark,
-            "report": report,
-            "rows": rows,
-            "listed": len(listed),
-            "every": every,
-            "thresholds": THRESHOLDS,
-            "judges": benchmark_judges(benchmark=benchmark),
-        },
-    )
+    return {
+        "report": report,
+        "rows": rows,
+        "listed": len(listed),
+        "every": every,
+        "thresholds": THRESHOLDS,
+        "judges": benchmark_judges(benchmark=benchmark),
+    }
 
 
 @permission_needed(VIEW)

@@ -49,6 +49,57 @@ def test_revise_a_flagged_criterion_from_the_health_page(e2e, page):
     assert note.startswith("问句的标准写明确 (Rubric health of v1 #2")
 
 
+def _held_report(page) -> list:
+    """Holds the request for the report's part (htmx's), so the page is seen computing."""
+    held: list = []
+    page.route(
+        "**/rubrics/health/**",
+        lambda route: (
+            held.append(route) if route.request.headers.get("hx-request") else route.continue_()
+        ),
+    )
+    return held
+
+
+def _shows_progress_then_the_report(page, url: str, computing: str, summary: str, name: str):
+    held = _held_report(page)
+    page.goto(url)
+    indicator = page.locator("#rubric-health-report .htmx-indicator")
+    expect(indicator).to_have_text(computing)
+    expect(indicator).to_have_css("opacity", "1")
+    expect(page.locator("p.summary")).to_have_count(0)
+    assert not axe_violations(page), describe(axe_violations(page))
+    screenshot(page, name)
+    assert len(held) == 1
+    held[0].continue_()
+    expect(page.locator("p.summary")).to_have_text(summary)
+    expect(indicator).to_have_count(0)
+
+
+@pytest.mark.parametrize(
+    ("language", "computing", "summary"),
+    [
+        ("en", "Computing rubric health…", "3 of 8 criteria flagged for revision."),
+        ("zh-hans", "正在计算评分细则健康度…", "8 条评分标准中有 3 条被标记为需要修订。"),
+    ],
+)
+def test_the_page_says_it_is_computing_then_shows_the_report(
+    e2e, page, language, computing, summary
+):
+    seed()
+    user_create_with_role(username="coord", password=PASSWORD, role=COORDINATOR)
+    set_language(page, e2e, language)
+    login(page, e2e, "coord", PASSWORD)
+    _shows_progress_then_the_report(
+        page,
+        f"{e2e.url}/benchmarks/hb/rubrics/health/",
+        computing,
+        summary,
+        f"rubric-health-computing-{language}",
+    )
+    assert not axe_violations(page), describe(axe_violations(page))
+
+
 def test_the_page_in_chinese(e2e, page):
     seed()
     user_create_with_role(username="coord", password=PASSWORD, role=COORDINATOR)

@@ -166,3 +166,51 @@ def test_a_long_list_is_cut_and_says_so(coordinator, monkeypatch):
     page = client_for(coordinator).get(reverse("rubric-health", args=["hb"]))
     assert len(page.context["rows"]) == 2
     assert "The first 2 of 3 criteria are shown" in page.content.decode()
+
+
+def test_a_browser_gets_the_frame_at_once_and_the_report_by_htmx(
+    coordinator, django_assert_max_num_queries
+):
+    seed()
+    client = client_for(coordinator)
+    url = reverse("rubric-health", args=["hb"])
+    browser = {"Accept": "text/html,application/xhtml+xml,*/*;q=0.8"}
+    client.get(url, headers=browser)  # warm the caches
+    # The frame computes nothing: session, user, permissions, benchmark.
+    with django_assert_max_num_queries(6):
+        frame = client.get(url, {"all": "1"}, headers=browser)
+    text = frame.content.decode()
+    assert 'hx-trigger="load"' in text and f'hx-get="{url}?all=1"' in text
+    assert 'class="htmx-indicator" role="status">Computing rubric health…' in text
+    assert "criteria flagged for revision" not in text
+    assert "report" not in frame.context
+    # Without JavaScript, a link asks for the whole page.
+    assert '<noscript><p><a href="?all=1&amp;now=1">' in text
+    whole = client.get(url, {"all": "1", "now": "1"}, headers=browser).content.decode()
+    assert "3 of 8 criteria flagged for revision." in whole and "<html" in whole
+    assert 'hx-trigger="load"' not in whole
+    part = client.get(url, {"all": "1"}, headers={**browser, "HX-Request": "true"})
+    assert "<html" not in part.content.decode()
+    assert "3 of 8 criteria flagged for revision." in part.content.decode()
+    assert len(part.context["rows"]) == 8
+    assert "HX-Request" in frame["Vary"] and "Accept" in frame["Vary"]
+
+
+def test_the_frame_tells_an_unknown_judge_at_once(coordinator):
+    seed()
+    answer = client_for(coordinator).get(
+        reverse("rubric-health", args=["hb"]), {"judge": "nobody"}, headers={"Accept": "text/html"}
+    )
+    assert answer.status_code == 404
+
+
+def test_the_progress_reads_in_chinese(coordinator):
+    seed()
+    with translation.override("zh-hans"):
+        frame = client_for(coordinator).get(
+            reverse("rubric-health", args=["hb"]),
+            headers={"Accept": "text/html", "Accept-Language": "zh-hans"},
+        )
+    text = frame.content.decode()
+    assert "正在计算评分细则健康度…" in text
+    assert "Computing rubric health" not in text and "Show the rubric health" not in text
