@@ -4,21 +4,15 @@ usage this way, and `judge --dry-run` estimates with it before calibrating on th
 own counts."""
 
 import math
+import re
 
-
-def _is_cjk(ch: str) -> bool:
-    code = ord(ch)
-    return (
-        0x4E00 <= code <= 0x9FFF  # CJK unified ideographs
-        or 0x3400 <= code <= 0x4DBF  # extension A
-        or 0x3040 <= code <= 0x30FF  # kana
-        or 0xAC00 <= code <= 0xD7AF  # hangul
-        or 0xF900 <= code <= 0xFAFF  # compatibility ideographs
-    )
+# CJK unified ideographs, extension A, kana, hangul, compatibility ideographs: runs of them
+# are counted by the regular expression engine, fast enough to measure every request.
+_CJK_RUN = re.compile("[\u4e00-\u9fff\u3400-\u4dbf\u3040-\u30ff\uac00-\ud7af\uf900-\ufaff]+")
 
 
 def cjk_count(text: str) -> int:
-    return sum(1 for ch in text if _is_cjk(ch))
+    return sum(map(len, _CJK_RUN.findall(text)))
 
 
 def estimate_tokens(text: str) -> int:

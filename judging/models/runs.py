@@ -131,6 +131,12 @@ class JudgeTask(models.Model):
     prompt_tokens = models.PositiveIntegerField(default=0)
     completion_tokens = models.PositiveIntegerField(default=0)
     finished = models.DateTimeField(null=True, blank=True, db_index=True)
+    # The call of attempt `call_number` was sent at `call_started`, its prompt about
+    # `call_tokens` tokens: should its lane stop before the answer comes, the lease taken
+    # back turns it into an "abandoned" attempt, so the call still counts.
+    call_number = models.PositiveSmallIntegerField(default=0)
+    call_started = models.DateTimeField(null=True, blank=True)
+    call_tokens = models.PositiveIntegerField(default=0)
 
     class Meta:
         ordering = ["pk"]
@@ -159,6 +165,9 @@ class JudgeAttempt(models.Model):
         HTTP_ERROR = "http_error", _("HTTP error")
         TIMEOUT = "timeout", _("timeout")
         CONNECTION = "connection", _("connection error")
+        # The call was sent, but its lane stopped (a second Ctrl-C, a killed process)
+        # before the answer came; its prompt tokens are estimated from the request.
+        ABANDONED = "abandoned", _("abandoned")
 
     task = models.ForeignKey(JudgeTask, on_delete=models.CASCADE, related_name="attempt_log")
     number = models.PositiveSmallIntegerField()

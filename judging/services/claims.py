@@ -4,7 +4,9 @@ A run has `max_concurrency` lane slots; a lane holds one while it works, so no m
 are in flight than the config allows, whatever the number of processes and workers. A
 claimed task carries a lease. If its holder dies (a killed worker), the lease runs out and
 another lane claims the task again; the conditional writes in execution.py make sure a
-task's result is written once, by the holder of the lease.
+task's result is written once, by the holder of the lease. A call its lane had sent when
+the lease was taken back (the mark `JudgeTask.call_number`) is recorded as an "abandoned"
+attempt, its prompt tokens estimated: the endpoint got it, so it counts in the run's cost.
 """
 
 import random
@@ -15,7 +17,7 @@ from django.db import connection, transaction
 from django.db.models import F, Min, Q
 from django.utils import timezone
 
-from judging.models import JudgeLane, JudgeRun, JudgeTask
+from judging.models import JudgeAttempt, JudgeLane, JudgeRun, JudgeTask
 
 LEASE_MARGIN_SECONDS = 10
 IDLE_POLL_SECONDS = 0.2
@@ -71,6 +73,7 @@ def tasks_claim(*, run: JudgeRun, token: str, limit: int) -> list[JudgeTask] | f
         if connection.features.has_select_for_update_skip_locked:
             candidates = candidates.select_for_update(skip_locked=True, of=("self",))
         tasks = list(candidates[:limit])
+        calls_abandoned([task for task in tasks if task.status == JudgeTask.Status.RUNNING])
         spent = _spent(run, tasks)
         if spent:
             _tasks_give_up(spent, now)
@@ -100,6 +103,46 @@ def tasks_claim(*, run: JudgeRun, token: str, limit: int) -> list[JudgeTask] | f
     if not due:
         return None
     return min(IDLE_POLL_SECONDS, max(0.05, (min(due) - now).total_seconds()))
+
+
+def calls_abandoned(tasks, *, budget_kept: bool = False) -> set[int]:
+    """Of leased tasks being taken back, those whose current attempt had sent its call
+    get that attempt recorded as "abandoned", its prompt tokens (estimated from the
+    request) added to the task's; returns their ids. `budget_kept`: the attempt uses up
+    none of the task's retry budget (its lane was stopped on purpose). Tasks claimed but
+    never called are left alone."""
+    rows = []
+    marked = set()
+    now = timezone.now()
+    for task in tasks:
+        if not task.call_number or task.call_number != task.attempts:
+            continue
+        changes = {"call_number": 0, "prompt_tokens": F("prompt_tokens") + task.call_tokens}
+        if budget_kept:
+            changes["attempts_spent_before"] = F("attempts_spent_before") + 1
+        if not JudgeTask.objects.filter(
+            pk=task.pk,
+            status=JudgeTask.Status.RUNNING,
+            lease_token=task.lease_token,
+            attempts=task.attempts,
+            call_number=task.call_number,
+        ).update(**changes):
+            continue  # taken back by someone else meanwhile
+        waited = (now - task.call_started).total_seconds() if task.call_started else 0
+        rows.append(
+            JudgeAttempt(
+                task_id=task.pk,
+                number=task.attempts,
+                outcome=JudgeAttempt.Outcome.ABANDONED,
+                error="the call was sent, but its lane stopped before the answer came",
+                latency_ms=max(0, int(waited * 1000)),
+                prompt_tokens=task.call_tokens,
+                tokens_estimated=True,
+            )
+        )
+        marked.add(task.pk)
+    JudgeAttempt.objects.bulk_create(rows, ignore_conflicts=True)
+    return marked
 
 
 def _spent(run: JudgeRun, tasks: list[JudgeTask]) -> list[JudgeTask]:
@@ -176,18 +219,27 @@ def run_finish_if_complete(*, run_id: int, also: str | None = None) -> bool:
 def leases_release(*, run_id: int, token: str | None = None) -> int:
     """Give back the run's leased tasks (those leased to `token`, or all) and, without a
     token, its lane slots: nobody is working on the run any more (its command was
-    interrupted), so nothing need wait for a lease to run out. Calls whose outcome was not
-    recorded do not count as attempts; an outcome that arrives later is not written, since
-    the lease is no longer its lane's."""
+    interrupted), so nothing need wait for a lease to run out. A call already sent is
+    recorded as an abandoned attempt that uses up none of the retry budget; a task claimed
+    but not called is given back as if never claimed. An outcome that arrives later is not
+    written, since the lease is no longer its lane's."""
     tasks = JudgeTask.objects.filter(run_id=run_id, status=JudgeTask.Status.RUNNING)
     if token is not None:
         tasks = tasks.filter(lease_token=token)
-    released = tasks.update(
-        status=JudgeTask.Status.PENDING,
-        lease_token="",
-        lease_until=None,
-        attempts=F("attempts") - 1,
-    )
+    with transaction.atomic():
+        # A call already sent counts (its attempt "abandoned"), but not against the budget.
+        called = calls_abandoned(
+            tasks.filter(call_number__gt=0, call_number=F("attempts")), budget_kept=True
+        )
+        released = JudgeTask.objects.filter(pk__in=called, status=JudgeTask.Status.RUNNING).update(
+            status=JudgeTask.Status.PENDING, lease_token="", lease_until=None
+        )
+        released += tasks.exclude(pk__in=called).update(
+            status=JudgeTask.Status.PENDING,
+            lease_token="",
+            lease_until=None,
+            attempts=F("attempts") - 1,
+        )
     if token is None:
         JudgeLane.objects.filter(run_id=run_id).update(token="", expires=None)
     return released

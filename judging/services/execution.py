@@ -27,6 +27,7 @@ from judging.services.outcomes import (
     attempt_failed,
     attempt_succeeded,
     cached_reuse,
+    call_started,
     generation_succeeded,
 )
 from judging.services.output_probe import request_tokens, structured_asked
@@ -180,6 +181,9 @@ def _call(*, run: JudgeRun, task: JudgeTask, lane: Lane, request) -> CallResult 
                 api_key_env=snapshot.get("api_key_env", ""),
                 timeout=float(snapshot.get("timeout_seconds", 120)),
             )
+        # Marked as sent (by the writer, with the lane's other outcomes) before it is: a
+        # call whose lane stops before its answer still counts (see claims.calls_abandoned).
+        lane.record(partial(call_started, task=task, tokens=request_tokens(request.messages)))
         result = call_chat(
             lane.client,
             model=snapshot["model"],

@@ -9,12 +9,13 @@ import random
 import socket
 from collections import defaultdict
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import timedelta
 from functools import partial
 from typing import TYPE_CHECKING
 
 from django.db import transaction
-from django.db.models import F
+from django.db.models import Case, F, PositiveIntegerField, Value, When
 from django.utils import timezone
 
 from annotation.generation_failures import is_failed_generation
@@ -39,6 +40,44 @@ def task_still_ours(task: JudgeTask):
     return JudgeTask.objects.filter(
         pk=task.pk, status=JudgeTask.Status.RUNNING, lease_token=task.lease_token
     )
+
+
+@dataclass(frozen=True)
+class CallStarted:
+    """The mark that attempt `number` of a task has sent its call (about `tokens` prompt
+    tokens): a row for the writer, which marks a batch's tasks with one statement per
+    attempt number. A mark that comes after its task has moved on (answered, or taken over
+    by another lane) changes nothing."""
+
+    task_id: int
+    number: int
+    tokens: int
+
+    @staticmethod
+    def rows_write(marks: list[CallStarted]) -> None:
+        by_number: dict[int, list[CallStarted]] = defaultdict(list)
+        for mark in marks:
+            by_number[mark.number].append(mark)
+        now = timezone.now()
+        for number, group in by_number.items():
+            JudgeTask.objects.filter(
+                pk__in=[mark.task_id for mark in group],
+                status=JudgeTask.Status.RUNNING,
+                attempts=number,
+            ).update(
+                call_number=number,
+                call_started=now,
+                call_tokens=Case(
+                    *[When(pk=mark.task_id, then=Value(mark.tokens)) for mark in group],
+                    default=Value(0),
+                    output_field=PositiveIntegerField(),
+                ),
+            )
+
+
+def call_started(rows: list, *, task: JudgeTask, tokens: int) -> None:
+    """Run by `Lane.record` before the call is sent (see `CallStarted`)."""
+    rows.append(CallStarted(task_id=task.pk, number=task.attempts, tokens=tokens))
 
 
 def ok_attempt(task: JudgeTask, result: CallResult, reply_form: str = "") -> JudgeAttempt:

@@ -24,11 +24,16 @@ Write = Callable[[list], None]
 
 
 def rows_insert(rows: list) -> None:
+    """Model rows are inserted; other rows (a `rows_write` of their own, as the marks of
+    calls started in services/outcomes.py) are written by their kind, in one go."""
     by_model: dict[type, list] = defaultdict(list)
     for row in rows:
         by_model[type(row)].append(row)
     for model, objects in by_model.items():
-        model.objects.bulk_create(objects, batch_size=2000)
+        if hasattr(model, "rows_write"):
+            model.rows_write(objects)
+        else:
+            model.objects.bulk_create(objects, batch_size=2000)
 
 
 class Writer:
