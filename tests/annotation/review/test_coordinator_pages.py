@@ -64,8 +64,8 @@ def test_dashboard_progress_alerts_consensus_and_piece_rate(review_round, expert
     assert "0 units are ties" in consensus
     rate = client.get(reverse("review-piece-rate", args=[review_round.pk]))
     rows = list(csv.reader(io.StringIO(rate.content.decode())))
-    assert rows[0] == ["expert", "completed_items", "rate_per_item", "amount"]
-    assert ["exp1", "9", "12.50", "112.50"] in rows
+    assert rows[0] == ["expert", "completed_items", "rate_per_item", "amount", "currency"]
+    assert ["exp1", "9", "12.50", "112.50", "CNY"] in rows
 
 
 def test_low_agreement_is_an_alert(review_data, experts, coordinator):
