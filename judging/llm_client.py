@@ -41,6 +41,10 @@ class CallResult:
     latency_ms: int
     # A reasoning model's thinking, when the endpoint gives it in a field of its own.
     reasoning: str = ""
+    # The model id the provider says answered, and its `system_fingerprint` (the backend
+    # configuration), as the completion gave them ("" when it gave none).
+    model: str = ""
+    system_fingerprint: str = ""
 
 
 class CallFailed(Exception):
@@ -252,7 +256,14 @@ def _result(raw, *, latency_ms: int) -> CallResult:
         completion_tokens=completion_tokens,
         latency_ms=latency_ms,
         reasoning=reasoning,
+        model=_label(completion, "model"),
+        system_fingerprint=_label(completion, "system_fingerprint"),
     )
+
+
+def _label(completion: object, name: str) -> str:
+    value = getattr(completion, name, None)
+    return value[:200] if isinstance(value, str) else ""
 
 
 def _reply_of(completion: object) -> tuple[str | None, int, int, str] | None:

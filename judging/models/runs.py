@@ -185,6 +185,9 @@ class JudgeAttempt(models.Model):
     tokens_estimated = models.BooleanField(default=False)
     # Which form a valid reply took (judging.replies: Concord's schema or HeartBench's).
     reply_form = models.CharField(max_length=12, blank=True)
+    # The model id the provider returned with its answer, and its `system_fingerprint`.
+    provider_model = models.CharField(max_length=200, blank=True)
+    system_fingerprint = models.CharField(max_length=200, blank=True)
     # host:pid of the process that made the call, to follow a run across workers.
     worker = models.CharField(max_length=100, blank=True)
     created = models.DateTimeField(auto_now_add=True)

@@ -91,6 +91,8 @@ def ok_attempt(task: JudgeTask, result: CallResult, reply_form: str = "") -> Jud
         latency_ms=result.latency_ms,
         prompt_tokens=result.prompt_tokens,
         completion_tokens=result.completion_tokens,
+        provider_model=result.model,
+        system_fingerprint=result.system_fingerprint,
         worker=worker_name(),
     )
 
@@ -191,6 +193,8 @@ def attempt_failed(
             prompt_tokens=prompt_tokens,
             completion_tokens=result.completion_tokens if result else 0,
             tokens_estimated=bool(estimated),
+            provider_model=result.model if result else "",
+            system_fingerprint=result.system_fingerprint if result else "",
             worker=worker_name(),
         )
     )

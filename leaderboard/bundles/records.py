@@ -6,6 +6,7 @@ from django.db.models import Q
 
 from annotation.models import AuditEvent, Response
 from judging.models import OutputProbe
+from judging.selectors.provider import provider_models
 from leaderboard.models import GateEvaluation, GatePolicy
 
 
@@ -37,6 +38,7 @@ def runs_record(runs, evaluation: GateEvaluation) -> dict:
                 "created": run.created.isoformat(),
                 "finished": run.finished.isoformat() if run.finished else None,
                 "settings": run.settings_snapshot,
+                "provider_models": provider_models(run.pk),
             }
             for _pk, run in sorted(every.items())
         ],
