@@ -215,8 +215,18 @@ def check_evaluation(files, prefix, rubrics, taxonomy, result: Verification) -> 
     _check_decision(context, report, result)
 
 
+def _plain_share(claimed: dict) -> dict:
+    """The claims as the bundle can recompute them: a round sampled by system reports the
+    share weighted by inverse inclusion probabilities, which the bundle does not carry; its
+    plain share, kept beside it, is the one checked."""
+    sampling = claimed.get("sampling") or {}
+    if sampling.get("design") == "by_system" and sampling.get("weights_applied"):
+        return {**claimed, "percent_agreement": sampling.get("percent_agreement_unweighted")}
+    return claimed
+
+
 def _check_agreement(context: _Context, report: dict, result: Verification) -> None:
-    claimed, where, source = context.claimed, context.where, context.source
+    claimed, where, source = _plain_share(context.claimed), context.where, context.source
     if report["units"] != claimed.get("units") or report["excluded"] != claimed.get("excluded"):
         result.fail(
             AGREEMENT,
@@ -255,8 +265,11 @@ def _check_agreement(context: _Context, report: dict, result: Verification) -> N
     ):
         result.fail(AGREEMENT, where, "the confusion matrix differs from " + source)
     evaluation = context.evaluation
+    # Sampled by system, the evaluation keeps the weighted share the report claims.
+    weighted = claimed is not context.claimed
+    expected = context.claimed["percent_agreement"] if weighted else report["percent_agreement"]
     if (
-        not same(evaluation.get("agreement"), report["percent_agreement"])
+        not same(evaluation.get("agreement"), expected)
         or evaluation.get("units") != report["units"]
     ):
         result.fail(

@@ -114,3 +114,56 @@ def test_the_report_json_names_the_sampling_design(data, capsys):  # noqa: F811
         "gate_weighted": False,
         "percent_agreement_unweighted": 0.75,
     }
+
+
+@pytest.fixture(scope="module")
+def demo_bundle(django_db_setup, django_db_blocker, tmp_path_factory):
+    from leaderboard.models import LeaderboardSnapshot
+    from tests.leaderboard.bundle_tools import PREFIX
+
+    with django_db_blocker.unblock():
+        call_command("load_demo")
+        snapshot = LeaderboardSnapshot.objects.get()
+        path = tmp_path_factory.mktemp("bundle") / "demo.zip"
+        call_command("bundle", str(snapshot.pk), str(path))
+        data, gate = path.read_bytes(), snapshot.gate_id
+        call_command("flush", "--no-input")
+    return data, PREFIX.format(id=gate)
+
+
+def failed_checks(blob: bytes) -> set[str]:
+    import io
+
+    from leaderboard.bundles.verify import verify_bundle
+
+    result = verify_bundle(io.BytesIO(blob))
+    return {check["name"] for check in result.as_dict()["checks"] if check["result"] == "fail"}
+
+
+@pytest.mark.django_db
+def test_a_bundle_of_a_round_sampled_by_system_checks_the_plain_share(demo_bundle):
+    from leaderboard.bundles import layout
+    from tests.leaderboard.bundle_tools import load, read_files, store, write_files
+
+    bundle, prefix = demo_bundle
+    files = read_files(bundle)
+    report = load(files, prefix + layout.REPORT_JSON)
+    # The demo's round was imported (someone else chose its items): no probabilities, no
+    # weights, the plain share.
+    assert report["sampling"]["probabilities_recorded"] is False
+    assert report["sampling"]["weights_applied"] is False
+    assert report["sampling"]["percent_agreement_unweighted"] == report["percent_agreement"]
+    plain = report["percent_agreement"]
+    # Sampled by system, the weighted share differs; the bundle carries the plain share,
+    # which the verifier recomputes from the votes and verdicts.
+    report["sampling"] |= {"design": "by_system", "weights_applied": True}
+    report["percent_agreement"] = plain - 0.01
+    store(files, prefix + layout.REPORT_JSON, report)
+    evaluation = load(files, prefix + layout.EVALUATION)
+    evaluation["agreement"] = plain - 0.01
+    store(files, prefix + layout.EVALUATION, evaluation)
+    assert failed_checks(write_files(files)) == set()
+    # An edited plain share is still caught.
+    report["sampling"]["percent_agreement_unweighted"] = plain - 0.01
+    store(files, prefix + layout.REPORT_JSON, report)
+    assert "agreement" in failed_checks(write_files(files))
