@@ -346,7 +346,6 @@ def _bundle_files(snapshot: LeaderboardSnapshot) -> dict[str, bytes]:
 
 
 LEFT_OUT = (
-    "the model id and system_fingerprint the provider returned",
     "the guidelines, FAQ and worked examples as the experts saw them",
     "the experts' calibration results",
     "evaluations of the judge version recorded after the board was published (the site and "
