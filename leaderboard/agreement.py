@@ -3,43 +3,36 @@ statistics and breakdowns researchers need. Pure: units in, numbers out (no Djan
 
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
-from enum import StrEnum
 from operator import attrgetter
 from typing import NamedTuple
 
 import numpy as np
 
 from annotation.consensus import has_majority, is_tie, majority_hit
-from leaderboard.gate_history import RoundTallies, history_gate
+from leaderboard.agreement_gate import GateRule, gate, history_report_gate
+from leaderboard.agreement_raters import (
+    by_rater,
+    human_statistics,
+    interval_value,
+    stat_value,
+)
+from leaderboard.gate_history import RoundTallies
 from leaderboard.stats import (
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
-    Interval,
-    Stat,
     agreement_binomial_log10_p,
     agreement_binomial_test,
     binary_confusion,
     cluster_bootstrap_agreement,
     cohens_kappa,
-    fleiss_kappa,
-    gwet_ac1_from_counts,
     gwet_ac1_pair,
-    krippendorff_alpha_from_counts,
     pabak,
-    pairwise_agreement_from_counts,
     percent_agreement,
     percent_agreement_from_counts,
     wilson_interval,
 )
 from leaderboard.stats.chance_floor import chance_lower_bound
-from leaderboard.stats.reasons import GATE_NO_UNITS, NO_JUDGED_UNITS, NO_VOTES, RATER_NO_MAJORITY
-
-
-class GateRule(StrEnum):
-    POINT = "point"  # the method's rule: the point estimate reaches the threshold
-    LOWER_BOUND = "lower_bound"  # stricter: the 95% interval's lower bound reaches it
-    # Anytime-valid: the sequential test (leaderboard.stats.sequential) decides "pass".
-    SEQUENTIAL = "sequential"
+from leaderboard.stats.reasons import NO_JUDGED_UNITS
 
 
 class Unit(NamedTuple):
@@ -63,21 +56,6 @@ class Unit(NamedTuple):
 
 # The reasons a unit has no judge verdict, as `Unit.no_verdict` names them.
 FAILED, NOT_JUDGED, OTHER_VERSION = "failed", "not_judged", "other_version"
-
-
-def _stat(stat: Stat, report_undefined: dict, name: str) -> float | None:
-    """The value at full precision (pages round it), or None with the reason recorded."""
-    if stat.value is None:
-        report_undefined[name] = stat.reason
-        return None
-    return stat.value
-
-
-def _interval(interval: Interval, report_undefined: dict, name: str) -> list | None:
-    if interval.low is None:
-        report_undefined[name] = interval.reason
-        return None
-    return [interval.low, interval.high]
 
 
 @dataclass(frozen=True)
@@ -170,8 +148,10 @@ def _encode(units: Sequence[Unit]) -> _Encoded:
 def _share(agreed: int, n: int, undefined: dict, prefix: str) -> dict:
     return {
         "units": n,
-        "percent_agreement": _stat(percent_agreement_from_counts(agreed, n), undefined, prefix),
-        "wilson_95": _interval(wilson_interval(agreed, n), undefined, prefix + ".wilson"),
+        "percent_agreement": stat_value(
+            percent_agreement_from_counts(agreed, n), undefined, prefix
+        ),
+        "wilson_95": interval_value(wilson_interval(agreed, n), undefined, prefix + ".wilson"),
     }
 
 
@@ -211,12 +191,12 @@ def agreement_report(
     n = int(rows.size)
     agreeing = judge == human
     agree = int(np.count_nonzero(agreeing))
-    point = _stat(percent_agreement(judge, human), undefined, "percent_agreement")
+    point = stat_value(percent_agreement(judge, human), undefined, "percent_agreement")
     weighted = _weighted_share(weights, len(units), rows, agreeing) if weights is not None else None
     unweighted = point
     if weighted is not None:
         point = weighted
-    wilson = _interval(wilson_interval(agree, n), undefined, "wilson_95")
+    wilson = interval_value(wilson_interval(agree, n), undefined, "wilson_95")
     judged = [units[row] for row in rows.tolist()]
     boot = (
         cluster_bootstrap_agreement(
@@ -250,29 +230,31 @@ def agreement_report(
         "short_of_raters": int(np.count_nonzero(majority & with_judge & ~enough)),
         "percent_agreement": point,
         "wilson_95": wilson,
-        "bootstrap_95": _interval(boot, undefined, "bootstrap_95") if boot else None,
+        "bootstrap_95": interval_value(boot, undefined, "bootstrap_95") if boot else None,
         "bootstrap": {"resamples": resamples, "seed": seed, "clusters": "dialogue (case)"},
-        "cohen_kappa": _stat(cohens_kappa(judge, human), undefined, "cohen_kappa"),
-        "gwet_ac1": _stat(gwet_ac1_pair(judge, human), undefined, "gwet_ac1"),
-        "pabak": _stat(pabak(judge, human), undefined, "pabak"),
+        "cohen_kappa": stat_value(cohens_kappa(judge, human), undefined, "cohen_kappa"),
+        "gwet_ac1": stat_value(gwet_ac1_pair(judge, human), undefined, "gwet_ac1"),
+        "pabak": stat_value(pabak(judge, human), undefined, "pabak"),
         "confusion": {
             "both_hit": confusion.both_hit,
             "judge_only": confusion.judge_only,
             "human_only": confusion.human_only,
             "both_miss": confusion.both_miss,
-            "sensitivity": _stat(confusion.sensitivity, undefined, "sensitivity"),
-            "specificity": _stat(confusion.specificity, undefined, "specificity"),
-            "prevalence": _stat(confusion.prevalence, undefined, "prevalence"),
+            "sensitivity": stat_value(confusion.sensitivity, undefined, "sensitivity"),
+            "specificity": stat_value(confusion.specificity, undefined, "specificity"),
+            "prevalence": stat_value(confusion.prevalence, undefined, "prevalence"),
         },
-        "binomial_p": _stat(agreement_binomial_test(agree, n, threshold), undefined, "binomial_p")
+        "binomial_p": stat_value(
+            agreement_binomial_test(agree, n, threshold), undefined, "binomial_p"
+        )
         if n
         else None,
-        "binomial_log10_p": _stat(
+        "binomial_log10_p": stat_value(
             agreement_binomial_log10_p(agree, n, threshold), undefined, "binomial_log10_p"
         )
         if n
         else None,
-        "humans": _human_statistics(encoded, undefined),
+        "humans": human_statistics(encoded, undefined),
     }
     if not n:
         undefined["binomial_p"] = NO_JUDGED_UNITS
@@ -318,7 +300,7 @@ def agreement_report(
     ):
         groups = list(map(attrgetter(attribute), judged))
         report[name] = _breakdown(groups, agreeing, undefined, name)
-    report["by_rater"] = _by_rater(encoded, undefined)
+    report["by_rater"] = by_rater(encoded, undefined)
     report["undefined"] = undefined
     return report
 
@@ -339,55 +321,6 @@ def _weighted_share(
     return float(np.sum(w[agreeing]) / np.sum(w))
 
 
-def history_report_gate(
-    single: dict,
-    history: Sequence[RoundTallies],
-    *,
-    threshold: float,
-    rule: GateRule,
-    min_raters: int,
-) -> dict:
-    decided = history_gate(history, rule=str(rule), threshold=threshold, min_raters=min_raters)
-    if rule == GateRule.LOWER_BOUND:
-        single["rule"] = f"lower bound of the cluster-robust interval >= {threshold:.2f}"
-    reason = single["reason"]
-    if decided["point"] is None and reason is None:
-        reason = GATE_NO_UNITS
-    return {**single, **decided, "reason": reason}
-
-
-def gate(report: dict, *, threshold: float, rule: GateRule) -> dict:
-    point = report["percent_agreement"]
-    lower = report["wilson_95"][0] if report["wilson_95"] else None
-    if rule == GateRule.SEQUENTIAL:
-        decision = (report.get("sequential") or {}).get("decision")
-        return {
-            "threshold": threshold,
-            "passed": decision == "pass",
-            "rule": f"sequential test decides pass (agreement >= {threshold:.2f})",
-            "rule_name": str(rule),
-            "point": point,
-            "lower_bound": lower,
-            "decision": decision,
-            "reason": None if point is not None else GATE_NO_UNITS,
-        }
-    tested = point if rule == GateRule.POINT else lower
-    passed = tested is not None and tested >= threshold
-    if rule == GateRule.POINT:
-        text = f"agreement (point estimate) >= {threshold:.2f}"
-    else:
-        text = f"lower bound of the Wilson 95% interval >= {threshold:.2f}"
-    return {
-        "threshold": threshold,
-        "passed": passed,
-        "rule": text,
-        "rule_name": str(rule),
-        "point": point,
-        "lower_bound": lower,
-        "reason": None if tested is not None else GATE_NO_UNITS,
-    }
-
-
 def _breakdown(groups: list[str], agreeing: np.ndarray, undefined: dict, name: str) -> dict:
     """Agreement per group: ``groups`` names each judged unit's group, ``agreeing`` says
     whether the judge and the majority agree on it."""
@@ -404,71 +337,3 @@ def _breakdown(groups: list[str], agreeing: np.ndarray, undefined: dict, name: s
         group: _share(agreed[i], units[i], undefined, f"{name}.{group}")
         for i, group in enumerate(names)
     }
-
-
-def _human_statistics(encoded: _Encoded, undefined: dict) -> dict:
-    voted = np.flatnonzero(encoded.votes)
-    if not voted.size:
-        undefined["humans"] = NO_VOTES
-        return {
-            "fleiss_kappa": None,
-            "krippendorff_alpha": None,
-            "gwet_ac1": None,
-            "pairwise_agreement": None,
-            "units": 0,
-        }
-    # Fleiss' kappa needs the same number of ratings per unit: the usual count only (of two
-    # counts equally usual, the larger), every vote counted.
-    per_count = np.bincount(encoded.votes[voted])
-    usual = per_count.size - 1 - int(np.argmax(per_count[::-1]))
-    complete = voted[encoded.votes[voted] == usual]
-    fleiss = np.stack([encoded.votes - encoded.hits, encoded.hits], axis=1)[complete]
-    # The other measures see a raters x units matrix: one vote per rater and unit, the last
-    # when a rater voted twice on a unit.
-    last = encoded.last
-    hits = np.bincount(encoded.vote_unit[last & encoded.vote_hit], minlength=encoded.votes.size)
-    rated = np.bincount(encoded.vote_unit[last], minlength=encoded.votes.size)
-    counts = np.stack([rated - hits, hits], axis=1)[voted]
-    return {
-        "units": int(voted.size),
-        "fleiss_kappa": _stat(fleiss_kappa(fleiss), undefined, "humans.fleiss_kappa"),
-        "fleiss_units": int(complete.size),
-        "krippendorff_alpha": _stat(
-            krippendorff_alpha_from_counts(counts), undefined, "humans.krippendorff_alpha"
-        ),
-        "gwet_ac1": _stat(gwet_ac1_from_counts(counts), undefined, "humans.gwet_ac1"),
-        "pairwise_agreement": _stat(
-            pairwise_agreement_from_counts(counts), undefined, "humans.pairwise_agreement"
-        ),
-    }
-
-
-def _by_rater(encoded: _Encoded, undefined: dict) -> dict:
-    """Per rater: agreement with the majority of the other raters (the human ceiling) and
-    the judge's agreement with that rater, on the same units."""
-    others = encoded.votes[encoded.vote_unit] - encoded.own_votes
-    others_hits = encoded.hits[encoded.vote_unit] - encoded.own_hits
-    decided = (others > 0) & (2 * others_hits != others)
-    with_others = decided & ((2 * others_hits > others) == encoded.vote_hit)
-    judge = encoded.judge[encoded.vote_unit]
-    judged = judge >= 0
-    judge_with = judged & ((judge == 1) == encoded.vote_hit)
-
-    def per_rater(votes: np.ndarray) -> list[int]:
-        return np.bincount(encoded.vote_rater[votes], minlength=len(encoded.raters)).tolist()
-
-    compared, agreed = per_rater(decided), per_rater(with_others)
-    judge_units, judge_agreed = per_rater(judged), per_rater(judge_with)
-    result = {}
-    for i, rater in enumerate(encoded.raters):
-        a, b = compared[i], judge_units[i]
-        if not (a or b):
-            continue
-        result[str(rater)] = {
-            "units": b,
-            "agreement_with_others": agreed[i] / a if a else None,
-            "judge_agreement": judge_agreed[i] / b if b else None,
-        }
-        if not a:
-            undefined[f"by_rater.{rater}"] = RATER_NO_MAJORITY
-    return result

@@ -64,7 +64,7 @@ def test_no_command_imports_another_commands_module():
             tree = ast.parse(path.read_text(encoding="utf-8"))
             for name in sorted(_imported(tree)):
                 parts = name.split(".")
-                if parts[1:3] == ["management", "commands"] and len(parts) > 3:
-                    if not parts[3].startswith("_"):
-                        found.append(f"{path.relative_to(ROOT)} imports {name}")
+                command = parts[3] if parts[1:3] == ["management", "commands"] else ""
+                if len(parts) > 3 and command and not command.startswith("_"):
+                    found.append(f"{path.relative_to(ROOT)} imports {name}")
     assert not found, "\n".join(found)
