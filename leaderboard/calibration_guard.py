@@ -10,10 +10,10 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from leaderboard.agreement import Unit
+from leaderboard.gate_refusals import CALIBRATION_LEAK
 
 # Why a derived version cannot be judged on a round (a refusal code, worded in
 # leaderboard.wording_gate like the gate's others).
-CALIBRATION_LEAK = "calibration_leak"
 
 
 @dataclass(frozen=True)

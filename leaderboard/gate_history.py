@@ -19,20 +19,16 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from leaderboard.gate_refusals import (
+    RATER_READS_VERDICTS,
+    ROUND_INCOMPLETE,
+    TOO_FEW_RATERS,
+)
 from leaderboard.item_tallies import item_tallies
 from leaderboard.stats.fixed_gate import clustered_bound
 from leaderboard.stats.sequential import DEFAULT_ALPHA, sequential_history
 
 POINT, LOWER_BOUND, SEQUENTIAL = "point", "lower_bound", "sequential"
-
-# Why the gate cannot decide on the evidence (codes; leaderboard.wording_reasons words them).
-ROUND_INCOMPLETE = "round_incomplete"
-TOO_FEW_RATERS = "too_few_raters"
-RATER_READS_VERDICTS = "rater_reads_verdicts"
-# The person recording an evaluation, or publishing, rated in the round (checked where the
-# person is known: leaderboard.services.gate).
-PUBLISHER_RATED = "publisher_rated"
-REFUSALS = (ROUND_INCOMPLETE, TOO_FEW_RATERS, RATER_READS_VERDICTS, PUBLISHER_RATED)
 
 
 @dataclass(frozen=True)

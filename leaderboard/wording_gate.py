@@ -4,8 +4,8 @@ refusal code of leaderboard.gate_history, for the pages, the API and the command
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from leaderboard import gate_history as codes
-from leaderboard.calibration_guard import CALIBRATION_LEAK
+from leaderboard import gate_refusals as codes
+from leaderboard.gate_refusals import CALIBRATION_LEAK
 from leaderboard.selectors import judge_choice as choice
 
 # How a reading's judge was picked when the reader named none (judge_choice's rules).

@@ -7,7 +7,7 @@ from collections.abc import Collection, Mapping
 from annotation.models import ReviewRound
 from judging.models import JudgeVersion
 from leaderboard.calibration_comparison import held_out_comparison
-from leaderboard.calibration_guard import CALIBRATION_LEAK
+from leaderboard.gate_refusals import CALIBRATION_LEAK
 from leaderboard.judge_selection import Agreeing
 from leaderboard.selectors.calibration import derived_on_round
 from leaderboard.wording_calibration import (

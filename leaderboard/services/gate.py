@@ -9,9 +9,8 @@ from django.utils.translation import gettext as _
 from annotation.models import AuditEvent
 from annotation.services.audit import audit_record
 from judging.models import JudgeRun
-from leaderboard.calibration_guard import CALIBRATION_LEAK
-from leaderboard.gate_history import PUBLISHER_RATED
 from leaderboard.gate_policy import Decision
+from leaderboard.gate_refusals import CALIBRATION_LEAK, PUBLISHER_RATED
 from leaderboard.models import GateEvaluation, LeaderboardSnapshot
 from leaderboard.selectors.boards import BoardRuns
 from leaderboard.selectors.evidence import Evidence

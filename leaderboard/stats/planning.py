@@ -7,10 +7,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import numpy as np
-
 from leaderboard.stats.intervals import wilson_interval
-from leaderboard.stats.sequential import simulated_decisions
 
 # Beyond this many units in all the answer is "not within reach" rather than a number: a
 # benchmark round never has millions of units.
@@ -156,6 +153,11 @@ def sequential_forecast(
     """Rounds of `horizon` items drawn from the responses' rubric sizes `sizes`, agreeing at
     `expected` with criteria correlated at `icc`, each scaled by its largest item (as the
     report scales a round)."""
+    # Imported here: the pages' wording reads this module's arithmetic without numpy.
+    import numpy as np
+
+    from leaderboard.stats.sequential import simulated_decisions
+
     decision, used = simulated_decisions(
         true_agreement=expected,
         threshold=threshold,

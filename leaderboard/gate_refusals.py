@@ -1,0 +1,14 @@
+"""Why the gate cannot decide on a round, as codes (leaderboard.gate_history gives them;
+leaderboard.wording_gate words them). No imports: pages and checks read them cheaply."""
+
+# Why the gate cannot decide on the evidence (codes; leaderboard.wording_reasons words them).
+ROUND_INCOMPLETE = "round_incomplete"
+TOO_FEW_RATERS = "too_few_raters"
+RATER_READS_VERDICTS = "rater_reads_verdicts"
+# The person recording an evaluation, or publishing, rated in the round (checked where the
+# person is known: leaderboard.services.gate).
+PUBLISHER_RATED = "publisher_rated"
+# A judge version derived from a round's calibration part, evaluated on no held-out item of
+# it (leaderboard.calibration_guard).
+CALIBRATION_LEAK = "calibration_leak"
+REFUSALS = (ROUND_INCOMPLETE, TOO_FEW_RATERS, RATER_READS_VERDICTS, PUBLISHER_RATED)
