@@ -3,6 +3,7 @@ instead of the stored `key=value` pairs. The exports keep the stored JSON for ma
 
 from collections.abc import Iterable
 
+from django.utils.text import capfirst
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
@@ -86,6 +87,7 @@ LABELS = {
     "restored": gettext_lazy("Restored version"),
     "judge_name": gettext_lazy("Judge"),
     "decisions": gettext_lazy("Decisions"),
+    "sampling": capfirst(ReviewRound._meta.get_field("sampling").verbose_name),
     "criterion": gettext_lazy("Criterion"),
     "difficulty_changed": gettext_lazy("Cases whose difficulty changed"),
 }
@@ -101,6 +103,7 @@ _VALUES = {
         "undecided": gettext_lazy("left undecided"),
     },
     "kind": {"judge": gettext_lazy("judge run"), "generation": gettext_lazy("generation run")},
+    "sampling": dict(ReviewRound.Sampling.choices),
     # Why Concord itself changed a round's status (leaderboard.services.round_stop).
     "because": {"sequential test decided": gettext_lazy("the sequential test decided")},
     "profile": {
