@@ -39,3 +39,32 @@ def run_import(command: BaseCommand, path: str, as_json: bool, run) -> dict:
     if as_json:
         command.stdout.write(json.dumps(summary, ensure_ascii=False))
     return summary
+
+
+def add_votes_arguments(parser) -> None:
+    """The arguments every votes import takes: the file, the round and its benchmark."""
+    parser.add_argument("path")
+    parser.add_argument(
+        "--round", dest="round_name", required=True, help="round name (created if new)"
+    )
+    parser.add_argument(
+        "--benchmark",
+        default=None,
+        help="benchmark slug of a new round (default: the one holding the question_ids)",
+    )
+    parser.add_argument("--json", action="store_true", help="print one JSON summary")
+
+
+def votes_summary_write(command: BaseCommand, summary: dict) -> None:
+    """A votes import's summary, in words."""
+    created = "created" if summary["created_round"] else "existing"
+    command.stdout.write(
+        f"round {summary['round']!r} ({created}): {summary['items']} items, "
+        f"{summary['assignments']} submissions, {summary['votes']} votes"
+    )
+    if summary["raters_created"]:
+        command.stdout.write(
+            f"new expert accounts (no password yet): {', '.join(summary['raters_created'])}"
+        )
+    for warning in summary["warnings"]:
+        command.stderr.write(f"warning: {warning}")

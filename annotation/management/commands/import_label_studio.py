@@ -1,7 +1,11 @@
 from django.core.management.base import BaseCommand
 
 from annotation.interop.label_studio_import import label_studio_votes_import
-from annotation.management.commands._importing import run_import
+from annotation.management.commands._importing import (
+    add_votes_arguments,
+    run_import,
+    votes_summary_write,
+)
 
 
 class Command(BaseCommand):
@@ -12,16 +16,7 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser) -> None:
-        parser.add_argument("path")
-        parser.add_argument(
-            "--round", dest="round_name", required=True, help="round name (created if new)"
-        )
-        parser.add_argument(
-            "--benchmark",
-            default=None,
-            help="benchmark slug of a new round (default: the one holding the question_ids)",
-        )
-        parser.add_argument("--json", action="store_true", help="print one JSON summary")
+        add_votes_arguments(parser)
 
     def handle(
         self, *args, path: str, round_name: str, benchmark: str | None, json: bool, **options
@@ -35,14 +30,4 @@ class Command(BaseCommand):
             ),
         )
         if not json:
-            created = "created" if summary["created_round"] else "existing"
-            self.stdout.write(
-                f"round {summary['round']!r} ({created}): {summary['items']} items, "
-                f"{summary['assignments']} submissions, {summary['votes']} votes"
-            )
-            if summary["raters_created"]:
-                self.stdout.write(
-                    f"new expert accounts (no password yet): {', '.join(summary['raters_created'])}"
-                )
-            for warning in summary["warnings"]:
-                self.stderr.write(f"warning: {warning}")
+            votes_summary_write(self, summary)
