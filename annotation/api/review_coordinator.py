@@ -53,7 +53,7 @@ from annotation.services.review_rounds import (
     round_set_status,
 )
 from annotation.services.review_votes import VoteRefused, reference_answers_set
-from annotation.services.votes_seen import round_votes_seen_record
+from annotation.services.votes_seen import item_votes_seen_record, round_votes_seen_record
 
 MANAGE = "annotation.manage_review"
 CONSENSUS = "annotation.view_consensus"
@@ -350,6 +350,7 @@ class ItemAdjudicate(APIView):
     )
     def post(self, request: Request, item_id: int) -> ApiResponse:
         item = item_get_for_adjudicator(request.user, item_id)
+        item_votes_seen_record(item=item, user=request.user)
         data = AdjudicationInput(data=request.data)
         data.is_valid(raise_exception=True)
         criterion = None

@@ -14,7 +14,6 @@ from annotation.models import (
     ReviewRound,
     Vote,
 )
-from annotation.services.votes_seen import item_votes_seen_record
 
 CALIBRATION_THRESHOLD = 0.8
 
@@ -41,8 +40,9 @@ def rates_in_round(user) -> Q:
 
 
 def item_get_for_adjudicator(user, item_id: int) -> ReviewItem:
-    """An item a senior expert or coordinator may adjudicate, or 404; opening it is recorded
-    (`VotesSeen`), so its round never hands them an item to rate.
+    """An item a senior expert or coordinator may adjudicate, or 404. The caller records
+    that they opened it (annotation.services.votes_seen), so its round never hands them an
+    item to rate.
 
     Adjudicating means reading the raters' votes and notes, so a round's raters never
     adjudicate it: not only the item they rate (they would see the others' votes before
@@ -53,7 +53,6 @@ def item_get_for_adjudicator(user, item_id: int) -> ReviewItem:
         ReviewItem.objects.select_related("round", "response__case").exclude(rates_in_round(user)),
         pk=item_id,
     )
-    item_votes_seen_record(item=item, user=user)
     return item
 
 

@@ -3,12 +3,22 @@
 Read on every annotation page, so it is two queries whatever the size of the round or of the
 expert's share."""
 
+import math
 import statistics
 from dataclasses import dataclass
 
 from annotation.models import Assignment, ReviewRound
 from annotation.selectors.pool_standing import assignments_in_round, round_progress
-from annotation.services.review_assignment import OPEN_WORK, share_of
+
+# An expert's work not yet submitted: what holds a place in the round.
+OPEN_WORK = [Assignment.Status.ASSIGNED, Assignment.Status.IN_PROGRESS]
+
+
+def share_of(round_: ReviewRound, *, items: int, experts: int) -> int:
+    """Most items one expert takes: the configured cap, else an even share of the work."""
+    if round_.max_items_per_expert:
+        return round_.max_items_per_expert
+    return math.ceil(items * round_.raters_per_item / max(1, experts))
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,5 @@
 """Handing out items: one click gives an expert their next item, safely under concurrency."""
 
-import math
 import time
 from dataclasses import dataclass
 
@@ -25,10 +24,9 @@ from annotation.models import (
     VotesSeen,
 )
 from annotation.selectors.pool_standing import assignments_in_round, pool_standing, round_size
+from annotation.selectors.review_workload import OPEN_WORK, share_of
 from annotation.services.audit import audit_record
 from annotation.services.votes_seen import ROUND_WIDE, response_votes_read, responses_seen_by
-
-OPEN_WORK = [Assignment.Status.ASSIGNED, Assignment.Status.IN_PROGRESS]
 
 
 class AssignmentRefused(Exception):
@@ -52,12 +50,6 @@ def expert_share(round_: ReviewRound) -> int:
         return round_.max_items_per_expert
     items, experts = round_size(round_id=round_.pk)
     return share_of(round_, items=items, experts=experts)
-
-
-def share_of(round_: ReviewRound, *, items: int, experts: int) -> int:
-    if round_.max_items_per_expert:
-        return round_.max_items_per_expert
-    return math.ceil(items * round_.raters_per_item / max(1, experts))
 
 
 @dataclass(frozen=True)

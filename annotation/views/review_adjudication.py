@@ -17,6 +17,7 @@ from annotation.selectors.review import item_criteria, item_get_for_adjudicator
 from annotation.selectors.review_dashboard import QUEUE_NEEDED, QUEUE_SPLITS, adjudication_queue
 from annotation.services.review_adjudication import Decision, item_adjudicate
 from annotation.services.review_votes import NOTE_MAX_LENGTH, VoteRefused
+from annotation.services.votes_seen import item_votes_seen_record
 
 ADJUDICATE = "annotation.adjudicate"
 
@@ -71,6 +72,7 @@ def _posted_decisions(request: HttpRequest, criteria) -> list[Decision]:
 def adjudicate(request: HttpRequest, item_id: int) -> HttpResponse:
     """A senior expert sees the votes and notes (never the system) and records a decision."""
     item = item_get_for_adjudicator(request.user, item_id)
+    item_votes_seen_record(item=item, user=request.user)
     criteria = item_criteria(assignment=Assignment(item=item))
     error = ""
     if request.method == "POST":

@@ -68,3 +68,23 @@ def test_no_command_imports_another_commands_module():
                 if len(parts) > 3 and command and not command.startswith("_"):
                     found.append(f"{path.relative_to(ROOT)} imports {name}")
     assert not found, "\n".join(found)
+
+
+# Reads that still write: a rater without a pseudonym is given one when first read.
+SELECTORS_THAT_WRITE = {"annotation/selectors/rater_pseudonyms.py"}
+
+
+def test_selectors_import_no_service():
+    """Selectors read; services write. A selector importing a service writes behind a read."""
+    found = []
+    for app in ("annotation", "judging", "leaderboard"):
+        for path in sorted((ROOT / app).rglob("selectors/*.py")):
+            if str(path.relative_to(ROOT)) in SELECTORS_THAT_WRITE:
+                continue
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            found += [
+                f"{path.relative_to(ROOT)} imports {name}"
+                for name in sorted(_imported(tree))
+                if ".services" in name
+            ]
+    assert not found, "\n".join(found)
