@@ -32,6 +32,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "django_htmx",
+    "core",
     "accounts",
     "annotation",
     "judging",

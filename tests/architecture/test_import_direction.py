@@ -1,4 +1,4 @@
-"""Apps import downward only: config and accounts <- annotation <- judging <- leaderboard <-
+"""Apps import downward only: core (the ground floor) <- config and accounts <- annotation <- judging <- leaderboard <-
 guides <- bench. An import upward (annotation reading leaderboard, say) would give a concept
 a second home; this test reads every module's imports and names each one that points up."""
 
@@ -7,6 +7,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 LEVEL = {
+    "core": -1,
     "config": 0,
     "accounts": 0,
     "annotation": 1,
