@@ -15,4 +15,7 @@ class JudgingConfig(AppConfig):
     verbose_name = _("LLM judging")
 
     def ready(self) -> None:
+        from judging.places import places_fill
+
+        places_fill()
         post_migrate.connect(_ensure_prompts, sender=self, dispatch_uid="judging.prompts")

@@ -21,13 +21,13 @@ from leaderboard.selectors.evidence import (
     evidence_header,
 )
 from leaderboard.selectors.publishing import superseded_boards
-from leaderboard.selectors.stored_scores import stored_leaderboard_rows
 from leaderboard.services.gate import (
     EvaluationRefused,
     PublishRefused,
     gate_evaluate,
     leaderboard_publish,
 )
+from leaderboard.services.stored_scores import stored_leaderboard_rows
 from leaderboard.wording_reasons import with_reason_texts
 
 PROFILES = [p.value for p in Profile]

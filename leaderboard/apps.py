@@ -13,6 +13,9 @@ class LeaderboardConfig(AppConfig):
 
     def ready(self) -> None:
         from annotation.signals import round_ratings_changed
+        from leaderboard.places import places_fill
+
+        places_fill()
 
         round_ratings_changed.connect(_queue_decision_check, dispatch_uid="leaderboard.stop")
 

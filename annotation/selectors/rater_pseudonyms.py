@@ -4,7 +4,6 @@ from django.contrib.auth import get_user_model
 from django.db.models import Exists, OuterRef, Q, Subquery
 
 from annotation.models import Assignment, RaterPseudonym, ReviewRound
-from annotation.services.rater_pseudonyms import rater_pseudonyms_assign
 
 
 def _raters(round_: ReviewRound):
@@ -23,11 +22,7 @@ def _raters(round_: ReviewRound):
 
 
 def round_rater_pseudonyms(*, round_: ReviewRound) -> dict[int, str]:
-    """Every rater of the round by user id -> their pseudonym for its benchmark. One query;
-    a rater who has none yet (pools are given theirs when a round opens) gets one drawn."""
-    rows = list(_raters(round_))
-    missing = [pk for pk, name in rows if name is None]
-    if missing:
-        rater_pseudonyms_assign(benchmark_id=round_.benchmark_id, user_ids=missing)
-        rows = list(_raters(round_))
-    return dict(rows)
+    """Every rater of the round by user id -> their pseudonym for its benchmark. One query,
+    and a read only: every way into a round's work (its opening, a pool addition, a votes
+    import) gives the rater their pseudonym first."""
+    return {pk: name for pk, name in _raters(round_) if name is not None}

@@ -16,7 +16,7 @@ from leaderboard.selectors.boards import BoardRuns
 from leaderboard.selectors.evidence import Evidence
 from leaderboard.selectors.gate_history import rated_in_round
 from leaderboard.selectors.publishing import publish_state
-from leaderboard.selectors.stored_scores import stored_leaderboard_rows
+from leaderboard.services.stored_scores import stored_leaderboard_rows
 from leaderboard.wording import refusal_text
 from leaderboard.wording_gate import gate_refusal_text
 

@@ -18,8 +18,8 @@ from leaderboard.selectors.publishing import (
     publish_state,
     superseded_boards,
 )
-from leaderboard.selectors.stored_scores import stored_leaderboard_rows
 from leaderboard.services.gate import PublishRefused, leaderboard_publish
+from leaderboard.services.stored_scores import stored_leaderboard_rows
 from leaderboard.wording import refusal_text, validation_text
 
 PUBLISH = "leaderboard.publish_leaderboard"

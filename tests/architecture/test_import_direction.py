@@ -1,6 +1,7 @@
-"""Apps import downward only: core (the ground floor) <- config and accounts <- annotation <- judging <- leaderboard <-
-guides <- bench. An import upward (annotation reading leaderboard, say) would give a concept
-a second home; this test reads every module's imports and names each one that points up."""
+"""Apps import downward only: core (the ground floor) <- config and accounts <- annotation <-
+judging <- leaderboard <- guides <- bench. An import upward (annotation reading leaderboard,
+say) would give a concept a second home; this test reads every module's imports and names
+each one that points up."""
 
 import ast
 from pathlib import Path
@@ -71,17 +72,11 @@ def test_no_command_imports_another_commands_module():
     assert not found, "\n".join(found)
 
 
-# Reads that still write: a rater without a pseudonym is given one when first read.
-SELECTORS_THAT_WRITE = {"annotation/selectors/rater_pseudonyms.py"}
-
-
 def test_selectors_import_no_service():
     """Selectors read; services write. A selector importing a service writes behind a read."""
     found = []
     for app in ("annotation", "judging", "leaderboard"):
         for path in sorted((ROOT / app).rglob("selectors/*.py")):
-            if str(path.relative_to(ROOT)) in SELECTORS_THAT_WRITE:
-                continue
             tree = ast.parse(path.read_text(encoding="utf-8"))
             found += [
                 f"{path.relative_to(ROOT)} imports {name}"
@@ -89,3 +84,37 @@ def test_selectors_import_no_service():
                 if ".services" in name
             ]
     assert not found, "\n".join(found)
+
+
+WRITES = {"save", "create", "bulk_create", "bulk_update", "get_or_create", "update_or_create"}
+WRITES |= {"delete", "select_for_update"}
+
+
+def _selector_writes(root: Path) -> list[str]:
+    found = []
+    for app in ("annotation", "judging", "leaderboard"):
+        for path in sorted((root / app).rglob("selectors*/*.py")) + sorted(
+            (root / app).rglob("selectors.py")
+        ):
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            for node in ast.walk(tree):
+                if (
+                    isinstance(node, ast.Call)
+                    and isinstance(node.func, ast.Attribute)
+                    and node.func.attr in WRITES
+                ):
+                    found.append(f"{path.relative_to(root)}:{node.lineno} calls {node.func.attr}")
+    return found
+
+
+def test_no_selector_writes():
+    """Selectors read; a write behind a read (a cache, a name drawn on first sight) belongs
+    in a service that says so."""
+    assert _selector_writes(ROOT) == []
+
+
+def test_the_check_sees_a_selector_that_writes(tmp_path):
+    folder = tmp_path / "annotation" / "selectors"
+    folder.mkdir(parents=True)
+    (folder / "leak.py").write_text("def read(x):\n    x.save()\n")
+    assert _selector_writes(tmp_path) == ["annotation/selectors/leak.py:2 calls save"]

@@ -18,7 +18,7 @@ from judging.models import JudgeRun, JudgeTask
 from judging.services.judgments_import import judgments_import
 from leaderboard.models import StoredBoard
 from leaderboard.selectors.scores import leaderboard_rows
-from leaderboard.selectors.stored_scores import stored_leaderboard_rows
+from leaderboard.services.stored_scores import stored_leaderboard_rows
 from tests.conftest import board_of, client_for, jsonl_bytes, lines, question
 
 pytestmark = pytest.mark.django_db
