@@ -1,6 +1,21 @@
 """Test runs: the local settings with a fixed key and fast password hashing."""
 
-from config.settings.local import *  # noqa: F403
+import os
+from pathlib import Path
+
+# Each pytest-xdist worker gets its own var/ folder (test database file, broker folders,
+# exports, imports), so workers never see each other's files. A process a test starts
+# inherits the marker and keeps whatever folder the test gave it.
+_WORKER = os.environ.get("PYTEST_XDIST_WORKER")
+if _WORKER and os.environ.get("CONCORD_XDIST_VAR") != _WORKER:
+    _ROOT = Path(os.environ.get("CONCORD_VAR_DIR", Path(__file__).resolve().parents[2] / "var"))
+    _OWN = _ROOT / f"xdist-{_WORKER}"
+    for _folder in ("broker", "broker-processed", "broker-control", "staticfiles"):
+        (_OWN / _folder).mkdir(parents=True, exist_ok=True)
+    os.environ["CONCORD_VAR_DIR"] = str(_OWN)
+    os.environ["CONCORD_XDIST_VAR"] = _WORKER
+
+from config.settings.local import *  # noqa: E402, F403
 
 SECRET_KEY = "test-only-key-not-secret-" + "x" * 30
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
