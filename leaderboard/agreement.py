@@ -33,6 +33,7 @@ from leaderboard.stats import (
 )
 from leaderboard.stats.chance_floor import chance_lower_bound
 from leaderboard.stats.reasons import NO_JUDGED_UNITS
+from leaderboard.stats.significance import AGREEMENT_GATE
 
 
 class Unit(NamedTuple):
@@ -158,7 +159,7 @@ def _share(agreed: int, n: int, undefined: dict, prefix: str) -> dict:
 def agreement_report(
     units: Sequence[Unit],
     *,
-    threshold: float = 0.75,
+    threshold: float = AGREEMENT_GATE,
     rule: GateRule = GateRule.POINT,
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,

@@ -17,10 +17,11 @@ from leaderboard.bundles.checks import (
     Verification,
     same,
 )
+from leaderboard.stats.significance import AGREEMENT_GATE
 
 # The product's promise: a judge agrees with the experts at least this often. No policy may
-# be looser (leaderboard.services.gate_policy_edit.MINIMUM_THRESHOLD; a test keeps them equal).
-THRESHOLD_FLOOR_VALUE = 0.75
+# be looser.
+THRESHOLD_FLOOR_VALUE = AGREEMENT_GATE
 EVALUATION_FILES = (
     layout.EVALUATION,
     layout.REPORT_JSON,

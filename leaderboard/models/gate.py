@@ -5,6 +5,7 @@ from django.utils.translation import gettext_lazy as _
 
 from annotation.models import Benchmark, ReviewRound
 from judging.models import JudgeRun, JudgeVersion
+from leaderboard.stats.significance import AGREEMENT_GATE
 
 
 class GatePolicy(models.Model):
@@ -21,7 +22,7 @@ class GatePolicy(models.Model):
     )
     threshold = models.FloatField(
         _("agreement threshold"),
-        default=0.75,
+        default=AGREEMENT_GATE,
         validators=[MinValueValidator(0.5), MaxValueValidator(1.0)],
     )
     rule = models.CharField(_("rule"), max_length=12, choices=Rule.choices, default=Rule.POINT)

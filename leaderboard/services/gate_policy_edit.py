@@ -9,8 +9,9 @@ from django.utils.translation import gettext as _
 from annotation.models import AuditEvent, Benchmark
 from annotation.services.audit import audit_record
 from leaderboard.models import GatePolicy
+from leaderboard.stats.significance import AGREEMENT_GATE
 
-MINIMUM_THRESHOLD = 0.75
+MINIMUM_THRESHOLD = AGREEMENT_GATE
 
 
 class GatePolicyInvalid(ValueError):

@@ -4,6 +4,7 @@ from django.core.management.base import BaseCommand, CommandError, no_translatio
 
 from leaderboard.management.cli import benchmark_named
 from leaderboard.selectors.round_plan import PlanInvalid, gate_plan
+from leaderboard.stats.significance import AGREEMENT_GATE
 
 
 def _hours(value: float | None) -> str:
@@ -21,7 +22,7 @@ class Command(BaseCommand):
     def add_arguments(self, parser) -> None:
         parser.add_argument("--benchmark", required=True)
         parser.add_argument("--expected", type=float, required=True, help="e.g. 0.85")
-        parser.add_argument("--threshold", type=float, default=0.75)
+        parser.add_argument("--threshold", type=float, default=AGREEMENT_GATE)
         parser.add_argument("--pilot-round", default="", help="estimate the design effect")
         parser.add_argument("--pilot-judge", default="", help="the judge of the pilot round")
         parser.add_argument("--raters", type=int, default=3, help="raters per item")
