@@ -33,7 +33,7 @@ from leaderboard.stats import (
 )
 from leaderboard.stats.chance_floor import chance_lower_bound
 from leaderboard.stats.reasons import NO_JUDGED_UNITS
-from leaderboard.stats.significance import AGREEMENT_GATE
+from leaderboard.stats.threshold import AGREEMENT_GATE
 
 
 class Unit(NamedTuple):

@@ -17,7 +17,7 @@ from leaderboard.bundles.checks import (
     Verification,
     same,
 )
-from leaderboard.stats.significance import AGREEMENT_GATE
+from leaderboard.stats.threshold import AGREEMENT_GATE
 
 # The product's promise: a judge agrees with the experts at least this often. No policy may
 # be looser.

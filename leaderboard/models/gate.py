@@ -5,7 +5,7 @@ from django.utils.translation import gettext_lazy as _
 
 from annotation.models import Benchmark, ReviewRound
 from judging.models import JudgeRun, JudgeVersion
-from leaderboard.stats.significance import AGREEMENT_GATE
+from leaderboard.stats.threshold import AGREEMENT_GATE
 
 
 class GatePolicy(models.Model):

@@ -9,7 +9,7 @@ from django.utils.translation import gettext as _
 from annotation.models import AuditEvent, Benchmark
 from annotation.services.audit import audit_record
 from leaderboard.models import GatePolicy
-from leaderboard.stats.significance import AGREEMENT_GATE
+from leaderboard.stats.threshold import AGREEMENT_GATE
 
 MINIMUM_THRESHOLD = AGREEMENT_GATE
 

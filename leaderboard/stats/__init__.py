@@ -37,7 +37,7 @@ _HOMES = {
     "BootstrapInterval": "leaderboard.stats.result",
     "Interval": "leaderboard.stats.result",
     "Stat": "leaderboard.stats.result",
-    "AGREEMENT_GATE": "leaderboard.stats.significance",
+    "AGREEMENT_GATE": "leaderboard.stats.threshold",
     "agreement_binomial_log10_p": "leaderboard.stats.significance",
     "agreement_binomial_test": "leaderboard.stats.significance",
 }

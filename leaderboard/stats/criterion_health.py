@@ -34,7 +34,7 @@ from leaderboard.stats.reasons import (
     NO_RATER_PAIRS,
 )
 from leaderboard.stats.result import Interval, Stat
-from leaderboard.stats.significance import AGREEMENT_GATE
+from leaderboard.stats.threshold import AGREEMENT_GATE
 
 #: Ambiguous below this unanimity: experts split on more than a quarter of the units.
 UNANIMITY_FLOOR = 0.75

@@ -15,9 +15,8 @@ import numpy as np
 from leaderboard.stats.intervals import check_counts
 from leaderboard.stats.reasons import NO_UNITS_TO_TEST, P_VALUE_UNDERFLOW, P_VALUE_ZERO
 from leaderboard.stats.result import Stat
+from leaderboard.stats.threshold import AGREEMENT_GATE
 
-#: HeartBench's methodology trusts a judge that agrees with the human consensus 75% of the time.
-AGREEMENT_GATE = 0.75
 # ln of the smallest positive normal double: below it exp() would give 0.0.
 _LOG_TINY = math.log(np.finfo(float).tiny)
 

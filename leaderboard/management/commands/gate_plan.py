@@ -4,7 +4,7 @@ from django.core.management.base import BaseCommand, CommandError, no_translatio
 
 from leaderboard.management.cli import benchmark_named
 from leaderboard.selectors.round_plan import PlanInvalid, gate_plan
-from leaderboard.stats.significance import AGREEMENT_GATE
+from leaderboard.stats.threshold import AGREEMENT_GATE
 
 
 def _hours(value: float | None) -> str:
