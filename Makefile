@@ -34,8 +34,11 @@ browser:
 	@test -x /usr/bin/chromium && fc-list 2>/dev/null | grep -qi "Noto Sans CJK" || \
 		{ apt-get update -qq && apt-get install -y -qq chromium fonts-noto-cjk >/dev/null; }
 
+# The suite runs on every core (pytest-xdist; each worker has its own var/ folder and test
+# database). PYTEST_WORKERS=0 runs it in this process.
+PYTEST_WORKERS ?= auto
 test: install var browser
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist worksteal $(PYTEST_ARGS)
 
 lint: install
 	$(BIN)/ruff check .
