@@ -219,6 +219,16 @@ class Assignment(models.Model):
         return f"{self.item_id} for {self.expert_id}"
 
 
+class VoteQuerySet(models.QuerySet):
+    def current(self) -> "VoteQuerySet":
+        """Each submitted assignment's latest revision: the votes every count reads. The one
+        definition (an architecture test keeps it so)."""
+        return self.filter(
+            assignment__status=Assignment.Status.SUBMITTED,
+            revision=models.F("assignment__revision"),
+        )
+
+
 class Vote(models.Model):
     """One expert's verdict on one criterion, in one revision of their submission. Raw
     votes are never changed: a revision adds rows."""
@@ -229,6 +239,8 @@ class Vote(models.Model):
     hit = models.BooleanField()
     note = models.TextField(blank=True)
     created = models.DateTimeField(auto_now_add=True)
+
+    objects = VoteQuerySet.as_manager()
 
     class Meta:
         constraints = [

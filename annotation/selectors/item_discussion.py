@@ -7,7 +7,7 @@ others judged, so every reader here answers 404 then, whoever asks."""
 from collections import defaultdict
 from dataclasses import dataclass
 
-from django.db.models import Count, F, QuerySet
+from django.db.models import Count, QuerySet
 from django.http import Http404
 from django.shortcuts import get_object_or_404
 
@@ -44,9 +44,7 @@ class Post:
 
 
 def _current_votes() -> QuerySet[Vote]:
-    return Vote.objects.filter(
-        assignment__status=Assignment.Status.SUBMITTED, revision=F("assignment__revision")
-    )
+    return Vote.objects.current()
 
 
 def _split_item_ids(votes: QuerySet[Vote]) -> list[int]:

@@ -2,7 +2,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from django.db import connection
-from django.db.models import Count, Exists, F, OuterRef, Q, QuerySet
+from django.db.models import Count, Exists, OuterRef, Q, QuerySet
 from django.shortcuts import get_object_or_404
 
 from annotation.consensus import majority
@@ -79,20 +79,12 @@ def rounds_for_expert(*, expert) -> list[ReviewRound]:
 
 def current_votes(*, round_: ReviewRound) -> QuerySet[Vote]:
     """Each submitted assignment's latest revision of votes."""
-    return Vote.objects.filter(
-        assignment__item__round=round_,
-        assignment__status=Assignment.Status.SUBMITTED,
-        revision=F("assignment__revision"),
-    )
+    return Vote.objects.current().filter(assignment__item__round=round_)
 
 
 def current_votes_on(*, criteria: QuerySet[Criterion]) -> QuerySet[Vote]:
     """The current votes (as `current_votes` has them) on `criteria`, in every round."""
-    return Vote.objects.filter(
-        criterion__in=criteria,
-        assignment__status=Assignment.Status.SUBMITTED,
-        revision=F("assignment__revision"),
-    )
+    return Vote.objects.current().filter(criterion__in=criteria)
 
 
 @dataclass(frozen=True)
@@ -172,10 +164,9 @@ def calibration_result(*, expert, round_: ReviewRound) -> CalibrationResult:
     )
     votes = {
         (v.assignment.item_id, v.criterion_id): v.hit
-        for v in Vote.objects.filter(
-            assignment__in=[a for a in mine.values() if a.status == "submitted"],
-            revision=F("assignment__revision"),
-        ).select_related("assignment")
+        for v in Vote.objects.current()
+        .filter(assignment__in=list(mine.values()))
+        .select_related("assignment")
     }
     details = []
     agreed = 0

@@ -6,7 +6,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from django.db.models import Count, Exists, F, OuterRef, Q
+from django.db.models import Count, Exists, OuterRef, Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -250,11 +250,7 @@ def adjudication_queue(
     votes = (
         current_votes(round_=round_)
         if round_ is not None
-        else Vote.objects.filter(
-            assignment__item_id__in=list(flags),
-            assignment__status=Assignment.Status.SUBMITTED,
-            revision=F("assignment__revision"),
-        )
+        else Vote.objects.current().filter(assignment__item_id__in=list(flags))
     )
     split_items, tied_items, catastrophic_items = _split_counts(votes)
     ids = set(flags) | set(tied_items) | set(catastrophic_items)
@@ -312,16 +308,18 @@ def round_agreement(*, round_: ReviewRound) -> dict[int, float | None]:
 def expert_agreement_by_round(*, expert) -> dict[int, float]:
     """One expert's agreement with the majority of the other raters, per round they rated
     in, read in one query (only the units they rated)."""
-    rows = Vote.objects.filter(
-        assignment__status=Assignment.Status.SUBMITTED,
-        revision=F("assignment__revision"),
-        assignment__item__in=Assignment.objects.filter(expert=expert).values("item_id"),
-    ).values_list(
-        "assignment__item__round_id",
-        "assignment__item_id",
-        "criterion_id",
-        "assignment__expert_id",
-        "hit",
+    rows = (
+        Vote.objects.current()
+        .filter(
+            assignment__item__in=Assignment.objects.filter(expert=expert).values("item_id"),
+        )
+        .values_list(
+            "assignment__item__round_id",
+            "assignment__item_id",
+            "criterion_id",
+            "assignment__expert_id",
+            "hit",
+        )
     )
     per_round: dict[int, list] = defaultdict(list)
     for round_id, item, criterion, rater, hit in rows:

@@ -2,7 +2,6 @@
 page, which shows the raters' votes and notes under pseudonyms (never the system)."""
 
 from django.contrib import messages
-from django.db.models import F
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -90,9 +89,7 @@ def adjudicate(request: HttpRequest, item_id: int) -> HttpResponse:
     # Raters appear by their pseudonym: a known strict or lenient colleague would weigh on
     # the decision.
     names = round_rater_pseudonyms(round_=item.round)
-    votes = Vote.objects.filter(
-        assignment__item=item, revision=F("assignment__revision")
-    ).select_related("assignment")
+    votes = Vote.objects.current().filter(assignment__item=item).select_related("assignment")
     by_criterion: dict[int, list[Vote]] = {}
     for vote in sorted(votes, key=lambda v: names.get(v.assignment.expert_id, "")):
         vote.rater = names.get(vote.assignment.expert_id, "")

@@ -7,10 +7,9 @@ from operator import itemgetter
 from typing import Any
 
 from django.db import connections
-from django.db.models import F
 
 from annotation.consensus import consensus_cell
-from annotation.models import Assignment, Criterion, ReviewItem, ReviewRound, Vote
+from annotation.models import Criterion, ReviewItem, ReviewRound, Vote
 from judging.models import JudgeRun, JudgeTask, Verdict
 from leaderboard.exports.values import (
     FORMULA_START,
@@ -158,12 +157,11 @@ def _units(
         # rows stay as they are, each unit a slice of them: a page keeps no list per unit
         # alive, which would cost more in garbage collection than everything else here.
         vote_rows = _plain_rows(
-            Vote.objects.filter(
+            Vote.objects.current()
+            .filter(
                 assignment__item__round=round_,
                 assignment__item_id__gte=first,
                 assignment__item_id__lte=last,
-                assignment__status=Assignment.Status.SUBMITTED,
-                revision=F("assignment__revision"),
             )
             .order_by("assignment__item_id", "criterion_id", "assignment__expert_id", "pk")
             .values_list(

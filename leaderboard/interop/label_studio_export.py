@@ -10,7 +10,6 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from django.db.models import F
 from django.utils.translation import gettext as _
 
 from annotation.interop.label_studio import (
@@ -21,7 +20,7 @@ from annotation.interop.label_studio import (
     label_config,
     note_region,
 )
-from annotation.models import Assignment, Criterion, ReferenceAnswer, ReviewItem, ReviewRound, Vote
+from annotation.models import Criterion, ReferenceAnswer, ReviewItem, ReviewRound, Vote
 from judging.models import JudgeRun, JudgeTask, Verdict
 from leaderboard.selectors.agreement import rater_pseudonyms
 
@@ -72,11 +71,8 @@ def _annotations(round_: ReviewRound) -> dict[int, list[dict]]:
     """Per item: each rater's current submission, as Label Studio annotations."""
     pseudonym = rater_pseudonyms(round_=round_)
     rows = (
-        Vote.objects.filter(
-            assignment__item__round=round_,
-            assignment__status=Assignment.Status.SUBMITTED,
-            revision=F("assignment__revision"),
-        )
+        Vote.objects.current()
+        .filter(assignment__item__round=round_)
         .order_by("assignment__item_id", "assignment__expert_id", "criterion__position")
         .values_list(
             "assignment__item_id",

@@ -60,3 +60,34 @@ def test_the_majority_is_decided_in_one_place():
             if "* 2 > " in text and "hits" in text:
                 found.append(str(path.relative_to(ROOT)))
     assert not found, "decide majorities with annotation.consensus:\n" + "\n".join(found)
+
+
+VOTES_HOME = ROOT / "annotation" / "models" / "review.py"
+
+
+def _current_revision_filters(tree: ast.AST) -> list[int]:
+    """Lines of calls that pick a vote's current revision by hand (revision=F(...))."""
+    return [
+        node.lineno
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        for keyword in node.keywords
+        if keyword.arg == "revision" and "assignment__revision" in ast.unparse(keyword.value)
+    ]
+
+
+def test_current_votes_are_defined_once():
+    """Vote.objects.current() is the one definition of the votes every count reads."""
+    found = []
+    for app in APPS:
+        for path in sorted((ROOT / app).rglob("*.py")):
+            if path == VOTES_HOME or "migrations" in path.parts:
+                continue
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            found += [f"{path.relative_to(ROOT)}:{n}" for n in _current_revision_filters(tree)]
+    assert not found, "use Vote.objects.current():\n" + "\n".join(found)
+
+
+def test_the_check_sees_current_votes_spelled_again():
+    tree = ast.parse('Vote.objects.filter(revision=F("assignment__revision"))')
+    assert _current_revision_filters(tree) == [1]
