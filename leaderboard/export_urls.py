@@ -9,6 +9,11 @@ urlpatterns = [
         name="exports",
     ),
     path(
+        "benchmarks/<slug:slug>/exports/rounds/<int:round_id>/healthbench-meta.jsonl",
+        lazy_view("leaderboard.views.exports.healthbench_meta_download"),
+        name="export-healthbench-meta",
+    ),
+    path(
         "benchmarks/<slug:slug>/exports/<str:kind>.<str:fmt>",
         lazy_view("leaderboard.views.exports.export_download"),
         name="export-download",

@@ -166,6 +166,7 @@ EXPECTED: dict[str, frozenset[str]] = {
     "export-jobs": CONSENSUS,
     "export-job-new": CONSENSUS,
     "export-job-download": CONSENSUS,
+    "export-healthbench-meta": CONSENSUS,
     "agreement-pdf": CONSENSUS,
     # API: schema and Swagger UI, for the roles that use the API
     "api-schema": READERS,
@@ -295,6 +296,7 @@ NOT_200: dict[str, tuple[set[int], str]] = {
     "review-next": ({302}, "redirects to the assignment it hands out"),
     "api-compare-runs": ({400}, "the world has one judge run: comparing it needs a second"),
     "api-judge-panel": ({400}, "no judge named: the panel tests a named judge"),
+    "export-healthbench-meta": ({400}, "no votes submitted yet: nothing to export, and it says so"),
     "review-submit": ({422}, "no votes: the annotation page again, with the error"),
     "review-discussion": ({404}, "the round is open: no thread exists until it closes"),
     "review-flag": ({302}, "back to the annotation page with a message"),

@@ -35,6 +35,7 @@ from leaderboard.exports.files import (
     export_lines,
 )
 from leaderboard.exports.provenance import export_provenance
+from leaderboard.interop.healthbench_meta import healthbench_meta_lines, healthbench_meta_rows
 from leaderboard.models import ExportJob
 from leaderboard.services.export_jobs import (
     ExportRequestInvalid,
@@ -155,6 +156,28 @@ def export_download(request: HttpRequest, slug: str, kind: str, fmt: str) -> Htt
         round_votes_seen_record(round_=round_, user=request.user, via=VotesSeen.Via.EXPORT)
     lines = export_lines(kind=kind, fmt=fmt, round_=round_, run=run, profile=profile)
     return streamed_download(lines, filename=filename, content_type=CONTENT_TYPES[fmt])
+
+
+@permission_needed(EXPORT)
+def healthbench_meta_download(request: HttpRequest, slug: str, round_id: int) -> HttpResponse:
+    """The round's expert votes in HealthBench's meta-evaluation format."""
+    benchmark = benchmark_get(slug=slug)
+    round_ = get_object_or_404(_rounds(benchmark), pk=round_id)
+    export = healthbench_meta_rows(round_=round_)
+    if not export.rows:
+        return _bad_request(
+            _(
+                "No criterion of this round has been voted on by at least %(count)s experts "
+                "yet: there is nothing to export."
+            )
+            % {"count": export.min_votes}
+        )
+    round_votes_seen_record(round_=round_, user=request.user, via=VotesSeen.Via.EXPORT)
+    return streamed_download(
+        healthbench_meta_lines(export.rows),
+        filename=f"{benchmark.slug}-healthbench-meta-round{round_.pk}.jsonl",
+        content_type=CONTENT_TYPES[JSONL],
+    )
 
 
 @permission_needed(EXPORT)
