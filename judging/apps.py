@@ -15,4 +15,7 @@ class JudgingConfig(AppConfig):
     verbose_name = _("LLM judging")
 
     def ready(self) -> None:
+        # The audit log's filter and labels list every app's actions, recorded yet or not.
+        import judging.audit_actions  # noqa: F401
+
         post_migrate.connect(_ensure_prompts, sender=self, dispatch_uid="judging.prompts")

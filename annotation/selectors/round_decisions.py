@@ -6,7 +6,9 @@ round in the audit log (annotation's), which is where the round pages read it fr
 import statistics
 from collections.abc import Iterable
 
-from annotation.models import Assignment, AuditEvent, ReviewRound
+from annotation import audit_actions
+from annotation.models import Assignment, ReviewRound
+from core.models import AuditEvent
 
 
 def round_median_item_seconds(*, round_: ReviewRound) -> float | None:
@@ -27,7 +29,7 @@ def round_decision_notices(*, round_ids: Iterable[int]) -> dict[int, dict]:
     notices: dict[int, dict] = {}
     for created, details in (
         AuditEvent.objects.filter(
-            action=AuditEvent.Action.ROUND_DECIDED, details__round_id__in=list(wanted)
+            action=audit_actions.ROUND_DECIDED, details__round_id__in=list(wanted)
         )
         .order_by("created", "pk")
         .values_list("created", "details")
