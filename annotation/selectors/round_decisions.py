@@ -1,7 +1,8 @@
 """What the coordinator is told about a round's early decision, and the experts' pace.
 
 The sequential test itself belongs to the leaderboard; it records its first decision on a
-round in the audit log (annotation's), which is where the round pages read it from."""
+round in the audit log as an action annotation registers, which is where the round pages read
+it from."""
 
 import statistics
 from collections.abc import Iterable
