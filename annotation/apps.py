@@ -15,4 +15,7 @@ class AnnotationConfig(AppConfig):
     verbose_name = _("Benchmarks and annotation")
 
     def ready(self) -> None:
+        # The audit log's filter and labels list every app's actions, recorded yet or not.
+        import annotation.audit_actions  # noqa: F401
+
         post_migrate.connect(_ensure_taxonomy, sender=self, dispatch_uid="annotation.taxonomy")

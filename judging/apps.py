@@ -15,6 +15,8 @@ class JudgingConfig(AppConfig):
     verbose_name = _("LLM judging")
 
     def ready(self) -> None:
+        # The audit log's filter and labels list every app's actions, recorded yet or not.
+        import judging.audit_actions  # noqa: F401
         from judging.places import places_fill
 
         places_fill()

@@ -12,6 +12,8 @@ class LeaderboardConfig(AppConfig):
     verbose_name = _("Leaderboards and agreement")
 
     def ready(self) -> None:
+        # The audit log's filter and labels list every app's actions, recorded yet or not.
+        import leaderboard.audit_actions  # noqa: F401
         from annotation.signals import round_ratings_changed
         from leaderboard.places import places_fill
 

@@ -35,7 +35,7 @@ def table_counts() -> dict[str, int]:
     """Row counts of every project table: 'nothing was written' compares two of these."""
     return {
         model._meta.label: model.objects.count()
-        for app in ("annotation", "judging", "leaderboard", "auth")
+        for app in ("core", "annotation", "judging", "leaderboard", "auth")
         for model in apps.get_app_config(app).get_models()
     }
 

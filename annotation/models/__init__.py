@@ -1,4 +1,4 @@
-from annotation.models.authoring import AuditEvent, RubricComment, RubricDraft
+from annotation.models.authoring import RubricComment, RubricDraft
 from annotation.models.benchmarks import Benchmark, Case, Scenario
 from annotation.models.discussion import ItemDiscussionPost
 from annotation.models.guidance import FaqEntry, WorkedExample
@@ -32,7 +32,6 @@ __all__ = [
     "Ability",
     "Adjudication",
     "Assignment",
-    "AuditEvent",
     "Benchmark",
     "Case",
     "Category",

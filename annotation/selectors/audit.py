@@ -10,7 +10,9 @@ from django.utils import timezone
 from django.utils.dateparse import parse_date
 from django.utils.translation import gettext as _
 
-from annotation.models import AuditEvent, Benchmark
+from annotation.models import Benchmark
+from core.audit import registered_actions
+from core.models import AuditEvent
 
 EXPORT_CHUNK = 500
 EXPORT_COLUMNS = ("when", "actor", "action", "benchmark", "case", "version", "details")
@@ -54,7 +56,7 @@ def audit_filter_parse(params: Mapping) -> tuple[AuditFilter, list[str]]:
     (that part is then ignored)."""
     errors: list[str] = []
     action = params.get("action", "").strip()
-    if action and action not in AuditEvent.Action.values:
+    if action and action not in {str(known) for known in registered_actions()}:
         errors.append(_("“%(value)s” is not an action of the log.") % {"value": action})
         action = ""
     actor = params.get("actor", "").strip()

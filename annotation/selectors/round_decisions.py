@@ -1,12 +1,15 @@
 """What the coordinator is told about a round's early decision, and the experts' pace.
 
 The sequential test itself belongs to the leaderboard; it records its first decision on a
-round in the audit log (annotation's), which is where the round pages read it from."""
+round in the audit log as an action annotation registers, which is where the round pages read
+it from."""
 
 import statistics
 from collections.abc import Iterable
 
-from annotation.models import Assignment, AuditEvent, ReviewRound
+from annotation import audit_actions
+from annotation.models import Assignment, ReviewRound
+from core.models import AuditEvent
 
 
 def round_median_item_seconds(*, round_: ReviewRound) -> float | None:
@@ -27,7 +30,7 @@ def round_decision_notices(*, round_ids: Iterable[int]) -> dict[int, dict]:
     notices: dict[int, dict] = {}
     for created, details in (
         AuditEvent.objects.filter(
-            action=AuditEvent.Action.ROUND_DECIDED, details__round_id__in=list(wanted)
+            action=audit_actions.ROUND_DECIDED, details__round_id__in=list(wanted)
         )
         .order_by("created", "pk")
         .values_list("created", "details")

@@ -8,6 +8,7 @@ from dataclasses import asdict, dataclass, field
 from django.db import transaction
 from django.utils.translation import gettext_noop
 
+from annotation import audit_actions
 from annotation.importing.issues import (
     ImportIssue,
     ImportRejected,
@@ -18,18 +19,9 @@ from annotation.importing.issues import (
 )
 from annotation.importing.jsonl import read_json_lines
 from annotation.importing.questions import QuestionRow, dialogue_hash, parse_question
-from annotation.models import (
-    Ability,
-    AuditEvent,
-    Benchmark,
-    Case,
-    Category,
-    Criterion,
-    RubricVersion,
-    Scenario,
-)
+from annotation.models import Ability, Benchmark, Case, Category, Criterion, RubricVersion, Scenario
 from annotation.selectors.rubrics import latest_rubric_versions
-from annotation.services.audit import audit_record
+from core.audit.services import audit_record
 
 BATCH_SIZE = 500
 
@@ -339,14 +331,14 @@ def benchmark_import(
         if importer.difficulty_changes:
             audit_record(
                 actor=user,
-                action=AuditEvent.Action.RUBRIC_IMPORTED,
+                action=audit_actions.RUBRIC_IMPORTED,
                 benchmark=benchmark,
                 details={"difficulty_changed": importer.difficulty_changes},
             )
         if summary.rubric_versions_created:
             audit_record(
                 actor=user,
-                action=AuditEvent.Action.RUBRIC_IMPORTED,
+                action=audit_actions.RUBRIC_IMPORTED,
                 benchmark=benchmark,
                 details={
                     "cases": summary.cases,

@@ -3,10 +3,9 @@ keeps the text it replaced, so the guidance experts read at any time can be told
 
 from django.db import transaction
 
-from annotation.models import Ability, AuditEvent, Benchmark, FaqEntry, WorkedExample
-from annotation.services.audit import audit_record
-
-Action = AuditEvent.Action
+from annotation import audit_actions
+from annotation.models import Ability, Benchmark, FaqEntry, WorkedExample
+from core.audit.services import audit_record
 
 
 def _faq_text(entry: FaqEntry) -> dict:
@@ -38,7 +37,7 @@ def faq_entry_save(
         entry.abilities.set(abilities)
         audit_record(
             actor=user,
-            action=Action.FAQ_SAVED,
+            action=audit_actions.FAQ_SAVED,
             benchmark=benchmark,
             details={
                 "entry": entry.pk,
@@ -55,7 +54,7 @@ def faq_entry_delete(*, entry: FaqEntry, user) -> None:
     with transaction.atomic():
         audit_record(
             actor=user,
-            action=Action.FAQ_DELETED,
+            action=audit_actions.FAQ_DELETED,
             benchmark=entry.benchmark,
             details={"entry": entry.pk, **_faq_text(entry)},
         )
@@ -92,7 +91,7 @@ def worked_example_save(
         example.save()
         audit_record(
             actor=user,
-            action=Action.EXAMPLE_SAVED,
+            action=audit_actions.EXAMPLE_SAVED,
             benchmark=benchmark,
             details={"example": example.pk, **_example_text(example), "before": before},
         )
@@ -103,7 +102,7 @@ def worked_example_delete(*, example: WorkedExample, user) -> None:
     with transaction.atomic():
         audit_record(
             actor=user,
-            action=Action.EXAMPLE_DELETED,
+            action=audit_actions.EXAMPLE_DELETED,
             benchmark=example.benchmark,
             details={"example": example.pk, **_example_text(example)},
         )

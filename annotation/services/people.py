@@ -21,11 +21,11 @@ from accounts.invitations import (
 from accounts.models import Invitation
 from accounts.roles import COORDINATOR, ROLES
 from accounts.services import user_access_end
-from annotation.models import AuditEvent, ExpertProfile, ReviewRound
-from annotation.services.audit import audit_record
+from annotation import audit_actions
+from annotation.models import ExpertProfile, ReviewRound
 from annotation.services.round_pool import assignments_release
+from core.audit.services import audit_record
 
-Action = AuditEvent.Action
 MAX_SPECIALITIES = 20
 SPECIALITY_MAX_LENGTH = 200
 
@@ -72,7 +72,7 @@ def person_invite(
         )
         audit_record(
             actor=actor,
-            action=Action.INVITATION_CREATED,
+            action=audit_actions.INVITATION_CREATED,
             details={
                 "invitation": new.invitation.pk,
                 "roles": new.invitation.roles,
@@ -94,7 +94,7 @@ def person_join(*, token: str, username: str, password: str, password2: str):
             )
         audit_record(
             actor=user,
-            action=Action.INVITATION_USED,
+            action=audit_actions.INVITATION_USED,
             details={
                 "invitation": invitation.pk,
                 "user": user.username,
@@ -111,7 +111,7 @@ def person_invite_revoke(*, actor, invitation: Invitation) -> bool:
         if revoked:
             audit_record(
                 actor=actor,
-                action=Action.INVITATION_REVOKED,
+                action=audit_actions.INVITATION_REVOKED,
                 details={"invitation": invitation.pk},
             )
     return revoked
@@ -142,19 +142,23 @@ def person_update(*, actor, user, change: PersonChange) -> PersonUpdated:
         if before_roles != roles:
             user.groups.set(Group.objects.filter(name__in=roles))
             written.append(
-                _audit(actor, Action.ROLES_CHANGED, user, {"from": before_roles, "to": roles})
+                _audit(
+                    actor, audit_actions.ROLES_CHANGED, user, {"from": before_roles, "to": roles}
+                )
             )
         if user.is_active != change.is_active:
             user.is_active = change.is_active
             user.save(update_fields=["is_active"])
-            action = Action.ACTIVATED if change.is_active else Action.DEACTIVATED
+            action = audit_actions.ACTIVATED if change.is_active else audit_actions.DEACTIVATED
             written.append(_audit(actor, action, user, {}))
             if not change.is_active:
                 user_access_end(user=user)
                 released = assignments_release(expert=user)
                 if released:
                     written.append(
-                        _audit(actor, Action.ASSIGNMENTS_RELEASED, user, {"released": released})
+                        _audit(
+                            actor, audit_actions.ASSIGNMENTS_RELEASED, user, {"released": released}
+                        )
                     )
         profile = ExpertProfile.objects.filter(user=user).first()
         before_specialities = profile.specialities if profile else []
@@ -168,7 +172,7 @@ def person_update(*, actor, user, change: PersonChange) -> PersonUpdated:
             written.append(
                 _audit(
                     actor,
-                    Action.SPECIALITIES_CHANGED,
+                    audit_actions.SPECIALITIES_CHANGED,
                     user,
                     {"from": before_specialities, "to": change.specialities},
                 )
@@ -177,7 +181,7 @@ def person_update(*, actor, user, change: PersonChange) -> PersonUpdated:
             written.append(
                 _audit(
                     actor,
-                    Action.RATE_CHANGED,
+                    audit_actions.RATE_CHANGED,
                     user,
                     {"from": _money(before_rate), "to": _money(change.rate)},
                 )
@@ -196,7 +200,7 @@ def round_rate_set(*, actor, round_: ReviewRound, rate: Decimal | None) -> bool:
         round_.save(update_fields=["rate_per_item"])
         audit_record(
             actor=actor,
-            action=Action.RATE_CHANGED,
+            action=audit_actions.RATE_CHANGED,
             benchmark=round_.benchmark,
             details={"round": round_.name, "from": _money(before), "to": _money(rate)},
         )
@@ -211,12 +215,14 @@ def reset_link_create(*, actor, user) -> tuple[str, str]:
     _guard_target(user)
     if not user.is_active:
         raise PeopleRefused(_("Activate the account before making a reset link."))
-    audit_record(actor=actor, action=Action.RESET_LINK_CREATED, details={"user": user.username})
+    audit_record(
+        actor=actor, action=audit_actions.RESET_LINK_CREATED, details={"user": user.username}
+    )
     return urlsafe_base64_encode(force_bytes(user.pk)), default_token_generator.make_token(user)
 
 
 def password_reset_recorded(*, user) -> None:
-    audit_record(actor=user, action=Action.PASSWORD_RESET, details={"user": user.username})
+    audit_record(actor=user, action=audit_actions.PASSWORD_RESET, details={"user": user.username})
 
 
 def _audit(actor, action, user, details: dict) -> str:

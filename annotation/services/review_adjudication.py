@@ -7,10 +7,11 @@ from dataclasses import dataclass
 from django.db import transaction
 from django.utils.translation import gettext as _
 
-from annotation.models import Adjudication, AuditEvent, Criterion, Flag, ReviewItem
-from annotation.services.audit import audit_record
+from annotation import audit_actions
+from annotation.models import Adjudication, Criterion, Flag, ReviewItem
 from annotation.services.review_votes import VoteInvalid, note_too_long
 from annotation.services.votes_seen import item_votes_seen_record
+from core.audit.services import audit_record
 
 
 @dataclass(frozen=True)
@@ -46,7 +47,7 @@ def item_adjudicate(*, item: ReviewItem, by, decisions: list[Decision]) -> list[
         Flag.objects.filter(assignment__item=item).update(resolved=True)
         audit_record(
             actor=by,
-            action=AuditEvent.Action.ITEM_ADJUDICATED,
+            action=audit_actions.ITEM_ADJUDICATED,
             benchmark=item.round.benchmark,
             details={
                 "round": item.round.name,

@@ -16,17 +16,12 @@ from django.db.models import (
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from annotation.models import (
-    Assignment,
-    AuditEvent,
-    ReviewItem,
-    ReviewRound,
-    VotesSeen,
-)
+from annotation import audit_actions
+from annotation.models import Assignment, ReviewItem, ReviewRound, VotesSeen
 from annotation.selectors.pool_standing import assignments_in_round, pool_standing, round_size
 from annotation.selectors.review_workload import OPEN_WORK, share_of
-from annotation.services.audit import audit_record
 from annotation.services.votes_seen import ROUND_WIDE, response_votes_read, responses_seen_by
+from core.audit.services import audit_record
 
 
 class AssignmentRefused(Exception):
@@ -363,7 +358,7 @@ def assignment_reassign(*, assignment: Assignment, to_expert, user=None) -> Assi
         locked.save(update_fields=["expert", "active_until"])
         audit_record(
             actor=user,
-            action=AuditEvent.Action.ASSIGNMENT_MOVED,
+            action=audit_actions.ASSIGNMENT_MOVED,
             benchmark=round_.benchmark,
             details={
                 "round": round_.name,

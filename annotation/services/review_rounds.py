@@ -6,15 +6,8 @@ from collections.abc import Sequence
 from django.db import connection, transaction
 from django.utils.translation import gettext as _
 
-from annotation.models import (
-    AuditEvent,
-    Benchmark,
-    Guideline,
-    Response,
-    ReviewItem,
-    ReviewRound,
-    System,
-)
+from annotation import audit_actions
+from annotation.models import Benchmark, Guideline, Response, ReviewItem, ReviewRound, System
 from annotation.review_sampling import (
     BY_SYSTEM,
     DESIGNS,
@@ -27,11 +20,11 @@ from annotation.review_sampling import (
 from annotation.review_split import calibration_split
 from annotation.selectors.round_work import round_work_in_progress
 from annotation.selectors.rubrics import latest_version_id_subquery
-from annotation.services.audit import audit_record
 from annotation.services.rater_pseudonyms import rater_pseudonyms_assign
 from annotation.services.round_pool import assignments_release
+from core.audit import AuditAction
+from core.audit.services import audit_record
 
-Action = AuditEvent.Action
 Status = ReviewRound.Status
 
 
@@ -195,7 +188,7 @@ def round_open(
         )
         audit_record(
             actor=user,
-            action=Action.ROUND_OPENED,
+            action=audit_actions.ROUND_OPENED,
             benchmark=benchmark,
             details={
                 "round": round_.name,
@@ -234,19 +227,19 @@ def round_extend(*, round_: ReviewRound, fraction: float, user=None) -> int:
         ReviewRound.objects.filter(pk=round_.pk).update(fraction=fraction)
         audit_record(
             actor=user,
-            action=Action.ROUND_EXTENDED,
+            action=audit_actions.ROUND_EXTENDED,
             benchmark=round_.benchmark,
             details={"round": round_.name, "from": round_.fraction, "to": fraction, "added": added},
         )
     return added
 
 
-def _status_action(before: str, after: str) -> AuditEvent.Action:
+def _status_action(before: str, after: str) -> AuditAction:
     if after == Status.CLOSED:
-        return Action.ROUND_CLOSED
+        return audit_actions.ROUND_CLOSED
     if after == Status.PAUSED:
-        return Action.ROUND_PAUSED
-    return Action.ROUND_REOPENED if before == Status.CLOSED else Action.ROUND_RESUMED
+        return audit_actions.ROUND_PAUSED
+    return audit_actions.ROUND_REOPENED if before == Status.CLOSED else audit_actions.ROUND_RESUMED
 
 
 def round_set_status(
@@ -256,7 +249,7 @@ def round_set_status(
     user=None,
     release_unstarted: bool = False,
     because: str = "",
-) -> AuditEvent.Action | None:
+) -> AuditAction | None:
     """Open, pause, close or reopen the round; None when it already had that status.
 
     Closing stops the work under way (started items can no longer be submitted, nothing
@@ -274,13 +267,13 @@ def round_set_status(
         ReviewRound.objects.filter(pk=locked.pk).update(status=status)
         action = _status_action(locked.status, status)
         details = {"round": locked.name, "from": locked.status, "to": status}
-        if action in (Action.ROUND_CLOSED, Action.ROUND_REOPENED):
+        if action in (audit_actions.ROUND_CLOSED, audit_actions.ROUND_REOPENED):
             details |= {
                 "started_not_submitted": len(work.started),
                 "unstarted": work.unstarted,
                 "items_short_of_raters": work.short_items,
             }
-        if action == Action.ROUND_CLOSED and release_unstarted:
+        if action == audit_actions.ROUND_CLOSED and release_unstarted:
             details["released"] = assignments_release(round_=locked)
         if because:
             details["because"] = because
@@ -302,7 +295,7 @@ def guideline_save(*, benchmark: Benchmark, text: str, user) -> Guideline:
         if before != text:
             audit_record(
                 actor=user,
-                action=AuditEvent.Action.GUIDELINES_SAVED,
+                action=audit_actions.GUIDELINES_SAVED,
                 benchmark=benchmark,
                 details={"from": before or "", "to": text},
             )

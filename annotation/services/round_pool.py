@@ -9,11 +9,10 @@ from django.db.models.functions import Greatest
 from django.utils.translation import gettext as _
 
 from accounts.roles import EXPERT, SENIOR_EXPERT
-from annotation.models import Assignment, AuditEvent, ReviewItem, ReviewRound
-from annotation.services.audit import audit_record
+from annotation import audit_actions
+from annotation.models import Assignment, ReviewItem, ReviewRound
 from annotation.services.rater_pseudonyms import rater_pseudonyms_assign
-
-Action = AuditEvent.Action
+from core.audit.services import audit_record
 
 
 class PoolRefused(Exception):
@@ -58,7 +57,7 @@ def pool_add(*, round_: ReviewRound, expert, actor) -> None:
         rater_pseudonyms_assign(benchmark_id=round_.benchmark_id, user_ids=[expert.pk])
         audit_record(
             actor=actor,
-            action=Action.POOL_EXPERT_ADDED,
+            action=audit_actions.POOL_EXPERT_ADDED,
             benchmark=round_.benchmark,
             details={"round": round_.name, "user": expert.username},
         )
@@ -85,7 +84,7 @@ def pool_remove(*, round_: ReviewRound, expert, actor) -> int:
         round_.experts.remove(expert)
         audit_record(
             actor=actor,
-            action=Action.POOL_EXPERT_REMOVED,
+            action=audit_actions.POOL_EXPERT_REMOVED,
             benchmark=round_.benchmark,
             details={"round": round_.name, "user": expert.username, "released": released},
         )

@@ -10,16 +10,9 @@ from dataclasses import dataclass
 from django.db import transaction
 from django.utils.translation import gettext as _
 
+from annotation import audit_actions
 from annotation.importing.questions import CriterionRow, rubric_hash
-from annotation.models import (
-    Ability,
-    AuditEvent,
-    Case,
-    Criterion,
-    RubricComment,
-    RubricDraft,
-    RubricVersion,
-)
+from annotation.models import Ability, Case, Criterion, RubricComment, RubricDraft, RubricVersion
 from annotation.rubric_edit.diff import DiffEntry, diff_rows
 from annotation.rubric_edit.evidence import note_with_evidence
 from annotation.rubric_edit.merge import rebase
@@ -27,8 +20,9 @@ from annotation.rubric_edit.rows import RubricRow
 from annotation.rubric_edit.validation import RubricProblems, validate_rows
 from annotation.selectors.rubric_rows import rows_of_version, taxonomy_labels
 from annotation.selectors.rubrics import current_rubric_version
-from annotation.services.audit import audit_record
 from annotation.services.review_votes import NOTE_MAX_LENGTH
+from core.audit import AuditAction
+from core.audit.services import audit_record
 
 # A comment on a rubric is a remark, limited as a rater's note is.
 COMMENT_MAX_LENGTH = NOTE_MAX_LENGTH
@@ -89,7 +83,7 @@ def rubric_version_create(
     note: str,
     source: RubricVersion.Source = RubricVersion.Source.EDITOR,
     confirm_multiple_catastrophic: bool = False,
-    audit_action: AuditEvent.Action = AuditEvent.Action.RUBRIC_PUBLISHED,
+    audit_action: AuditAction = audit_actions.RUBRIC_PUBLISHED,
     audit_details: dict | None = None,
     draft_to_close: RubricDraft | None = None,
 ) -> RubricVersion:
@@ -122,7 +116,7 @@ def rubric_version_create(
     base = case.rubric_versions.filter(number=parent_number).first()
     audit_record(
         actor=author,
-        action=AuditEvent.Action.RUBRIC_CONFLICT,
+        action=audit_actions.RUBRIC_CONFLICT,
         case=case,
         version=latest,
         details={"parent": parent_number, "latest": latest_number},
@@ -182,7 +176,7 @@ def rubric_draft_save(*, case: Case, author, rows: list[RubricRow]) -> RubricDra
             )
             audit_record(
                 actor=author,
-                action=AuditEvent.Action.RUBRIC_DRAFT_CREATED,
+                action=audit_actions.RUBRIC_DRAFT_CREATED,
                 case=case,
                 version=latest,
                 details={"base": latest.number if latest else 0},
@@ -235,7 +229,7 @@ def rubric_draft_rebase(*, draft: RubricDraft) -> RubricDraft:
         draft.save(update_fields=["base_version", "rows", "conflicts", "updated"])
         audit_record(
             actor=draft.author,
-            action=AuditEvent.Action.RUBRIC_REBASED,
+            action=audit_actions.RUBRIC_REBASED,
             case=draft.case,
             version=latest,
             details={"from": old_base, "to": latest.number, "conflicts": len(result.conflicts)},
@@ -259,7 +253,7 @@ def rubric_version_restore(*, case: Case, number: int, author, note: str = "") -
         note=note.strip() or _("Restored version %(n)d") % {"n": number},
         source=RubricVersion.Source.RESTORE,
         confirm_multiple_catastrophic=True,
-        audit_action=AuditEvent.Action.RUBRIC_RESTORED,
+        audit_action=audit_actions.RUBRIC_RESTORED,
         audit_details={"restored": number},
     )
 

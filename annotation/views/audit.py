@@ -12,7 +12,7 @@ from django.utils.http import urlencode
 from accounts.access import permission_needed
 from annotation.audit_details import details_sentences
 from annotation.downloads import jsonl_download, streamed_download
-from annotation.models import AuditEvent, Benchmark
+from annotation.models import Benchmark
 from annotation.selectors.audit import (
     EXPORT_COLUMNS,
     audit_actors,
@@ -21,6 +21,7 @@ from annotation.selectors.audit import (
     audit_filter_parse,
 )
 from config.spreadsheet import spreadsheet_text
+from core.audit import registered_actions
 
 VIEW_AUDIT = "annotation.view_audit"
 
@@ -40,7 +41,7 @@ def audit_log(request: HttpRequest) -> HttpResponse:
             "filter": audit_filter,
             "errors": errors,
             "query": query,
-            "actions": AuditEvent.Action.choices,
+            "actions": [(str(action), action.label) for action in registered_actions()],
             "actors": audit_actors(),
             "benchmarks": Benchmark.objects.order_by("slug").values_list("slug", "name"),
         },

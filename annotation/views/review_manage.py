@@ -12,10 +12,10 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from accounts.access import permission_needed
+from annotation import audit_actions
 from annotation.forms import ReviewRoundForm
 from annotation.models import (
     Assignment,
-    AuditEvent,
     Benchmark,
     Guideline,
     ReviewItem,
@@ -158,7 +158,7 @@ def round_action(request: HttpRequest, round_id: int, action: str) -> HttpRespon
     try:
         if action in statuses:
             done = round_set_status(round_=round_, status=statuses[action], user=request.user)
-            if done == AuditEvent.Action.ROUND_REOPENED:
+            if done == audit_actions.ROUND_REOPENED:
                 work = round_work_in_progress(round_=round_)
                 messages.success(
                     request,

@@ -9,9 +9,9 @@ from django.db import transaction
 from django.db.models import Max
 from django.utils.translation import gettext as _
 
-from annotation.models import AuditEvent, ReviewItem, ReviewRound
-from annotation.services.audit import audit_record
-from judging import judge_settings
+from annotation.models import ReviewItem, ReviewRound
+from core.audit.services import audit_record
+from judging import audit_actions, judge_settings
 from judging.models import JudgeConfig, JudgeVersion, PromptTemplate
 from judging.services.judge_versions import version_settings_of
 
@@ -86,7 +86,7 @@ def judge_version_derive(
         config.save(update_fields=["current_version"])
         audit_record(
             actor=user,
-            action=AuditEvent.Action.JUDGE_CONFIG_CHANGED,
+            action=audit_actions.JUDGE_CONFIG_CHANGED,
             benchmark=round_.benchmark,
             details={
                 "config": config.name,

@@ -9,9 +9,8 @@ from decimal import Decimal
 from django.db import transaction
 from django.db.models import Max
 
-from annotation.models import AuditEvent
-from annotation.services.audit import audit_record
-from judging import judge_settings
+from core.audit.services import audit_record
+from judging import audit_actions, judge_settings
 from judging.endpoints import EndpointRefused, base_url_check, key_variable_check
 from judging.models import JudgeConfig, JudgeVersion, PromptTemplate
 
@@ -174,9 +173,7 @@ def _audit_config(config, version, user, *, is_new: bool, changed: list, created
     audit_record(
         actor=user,
         action=(
-            AuditEvent.Action.JUDGE_CONFIG_CREATED
-            if is_new
-            else AuditEvent.Action.JUDGE_CONFIG_CHANGED
+            audit_actions.JUDGE_CONFIG_CREATED if is_new else audit_actions.JUDGE_CONFIG_CHANGED
         ),
         details={
             "config": config.name,

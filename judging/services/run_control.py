@@ -8,7 +8,7 @@ from django.db.models import F
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from annotation.models import AuditEvent
+from judging import audit_actions
 from judging.models import JudgeLane, JudgeRun, JudgeTask
 from judging.services.claims import leases_release
 from judging.services.output_probe import output_mode_decide, output_settings
@@ -25,7 +25,7 @@ class RunNotSteerable(RunNotStartable):
 
 def judge_run_pause(*, run: JudgeRun, user=None) -> None:
     if JudgeRun.objects.filter(pk=run.pk, status=S.RUNNING).update(status=S.PAUSED):
-        run_audit(run, AuditEvent.Action.RUN_PAUSED, user)
+        run_audit(run, audit_actions.RUN_PAUSED, user)
 
 
 def judge_run_interrupt(*, run_id: int, release: bool) -> bool:
@@ -71,7 +71,7 @@ def judge_run_resume(
             lanes_resize(run=current, lanes=lanes)
         _output_record(current, output)
         JudgeRun.objects.filter(pk=run.pk).update(status=S.RUNNING, finished=None)
-        run_audit(run, AuditEvent.Action.RUN_RESUMED, user, was=current.status)
+        run_audit(run, audit_actions.RUN_RESUMED, user, was=current.status)
         if dispatch is not None:
             transaction.on_commit(lambda: dispatch(run))
     run.refresh_from_db()
@@ -89,7 +89,7 @@ def judge_run_cancel(*, run: JudgeRun, user=None) -> None:
             .exclude(status__in=[S.FINISHED, S.CANCELLED])
             .update(status=S.CANCELLED, finished=timezone.now())
         ):
-            run_audit(run, AuditEvent.Action.RUN_CANCELLED, user)
+            run_audit(run, audit_actions.RUN_CANCELLED, user)
         JudgeTask.objects.filter(
             run=run, status__in=[JudgeTask.Status.PENDING, JudgeTask.Status.RUNNING]
         ).update(status=JudgeTask.Status.CANCELLED, last_error="cancelled", lease_token="")
@@ -121,7 +121,7 @@ def judge_run_retry_failed(
             lease_until=None,
         )
         if retried:
-            run_audit(run, AuditEvent.Action.RUN_RESUMED, user, retried_failed=retried)
+            run_audit(run, audit_actions.RUN_RESUMED, user, retried_failed=retried)
         if retried and current.status in (S.FINISHED, S.INTERRUPTED):
             if current.status == S.INTERRUPTED:
                 leases_release(run_id=run.pk)

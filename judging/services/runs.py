@@ -8,10 +8,12 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from annotation.models import AuditEvent, Benchmark, Response, ReviewItem, ReviewRound, System
+from annotation.models import Benchmark, Response, ReviewItem, ReviewRound, System
 from annotation.selectors.rubrics import latest_version_id_subquery
-from annotation.services.audit import audit_record
 from config.broker import BrokerUnreachable, broker_check
+from core.audit import AuditAction
+from core.audit.services import audit_record
+from judging import audit_actions
 from judging.endpoints import EndpointRefused, base_url_check, key_variable_check
 from judging.llm_client import MissingApiKey, api_key
 from judging.models import (
@@ -237,7 +239,7 @@ def judge_run_start(
             batch_size=2000,
         )
         _lanes_and_dispatch(run, version.config, dispatch)
-        run_audit(run, AuditEvent.Action.RUN_STARTED, user, **_run_started_details(run, round_))
+        run_audit(run, audit_actions.RUN_STARTED, user, **_run_started_details(run, round_))
     return run
 
 
@@ -286,11 +288,11 @@ def generation_run_start(
             batch_size=2000,
         )
         _lanes_and_dispatch(run, version.config, dispatch)
-        run_audit(run, AuditEvent.Action.RUN_STARTED, user, **_run_started_details(run, None))
+        run_audit(run, audit_actions.RUN_STARTED, user, **_run_started_details(run, None))
     return run
 
 
-def run_audit(run: JudgeRun, action: AuditEvent.Action, user, **details) -> None:
+def run_audit(run: JudgeRun, action: AuditAction, user, **details) -> None:
     audit_record(
         actor=user, action=action, benchmark=run.benchmark, details={"run": run.pk, **details}
     )

@@ -12,8 +12,10 @@ from collections import Counter
 
 from django.db.models import Exists, OuterRef
 
-from annotation.models import AuditEvent, Response, ReviewItem, ReviewRound, RubricVersion
+from annotation import audit_actions
+from annotation.models import Response, ReviewItem, ReviewRound, RubricVersion
 from annotation.review_sampling import Unit, stratified_sample
+from core.models import AuditEvent
 from leaderboard.bundles import layout
 
 
@@ -49,7 +51,7 @@ def _batches(round_: ReviewRound, opened, items: int) -> list[dict]:
     extensions = list(
         AuditEvent.objects.filter(
             benchmark=round_.benchmark,
-            action=AuditEvent.Action.ROUND_EXTENDED,
+            action=audit_actions.ROUND_EXTENDED,
             details__round=round_.name,
             created__gte=round_.created,
         )
@@ -86,7 +88,7 @@ def frame_files(round_: ReviewRound, items: list[tuple], prefix: str) -> tuple[d
     opened = (
         AuditEvent.objects.filter(
             benchmark=round_.benchmark,
-            action=AuditEvent.Action.ROUND_OPENED,
+            action=audit_actions.ROUND_OPENED,
             details__round=round_.name,
         )
         .order_by("created", "pk")

@@ -4,9 +4,11 @@ as it stood at publication."""
 
 from django.db.models import Q
 
-from annotation.models import AuditEvent, Response
+from annotation.models import Response
+from core.models import AuditEvent
 from judging.models import OutputProbe
 from judging.selectors.provider import provider_models
+from leaderboard import audit_actions
 from leaderboard.models import GateEvaluation, GatePolicy
 
 
@@ -61,7 +63,7 @@ def policy_as_of(benchmark, when) -> dict:
     """The benchmark's gate policy as it stood at `when`, from the audit log of its changes
     (the current policy when it never changed)."""
     changes = AuditEvent.objects.filter(
-        benchmark=benchmark, action=AuditEvent.Action.GATE_POLICY_CHANGED
+        benchmark=benchmark, action=audit_actions.GATE_POLICY_CHANGED
     ).order_by("created", "pk")
     before = changes.filter(created__lte=when).last()
     after = changes.filter(created__gt=when).first()

@@ -5,8 +5,10 @@ Nothing here picks runs or votes: the raters are those whose votes are in the ev
 
 from collections import Counter
 
-from annotation.models import AuditEvent, ExpertProfile
+from annotation import audit_actions
+from annotation.models import ExpertProfile
 from config.version import CONCORD_VERSION
+from core.models import AuditEvent
 from leaderboard.methods.corrected import corrected_scores
 from leaderboard.methods.text import CITATIONS, citation_keys
 from leaderboard.models import LeaderboardSnapshot
@@ -70,7 +72,7 @@ def _sample(evidence: Evidence) -> dict:
     round_ = evidence.round
     extensions = list(
         AuditEvent.objects.filter(
-            action=AuditEvent.Action.ROUND_EXTENDED,
+            action=audit_actions.ROUND_EXTENDED,
             benchmark=round_.benchmark,
             details__round=round_.name,
         )
@@ -78,7 +80,7 @@ def _sample(evidence: Evidence) -> dict:
         .values_list("details", flat=True)
     )
     opened = AuditEvent.objects.filter(
-        action=AuditEvent.Action.ROUND_OPENED,
+        action=audit_actions.ROUND_OPENED,
         benchmark=round_.benchmark,
         details__round=round_.name,
     ).exists()

@@ -6,9 +6,9 @@ from dataclasses import dataclass
 from django.db import transaction
 from django.utils.translation import gettext as _
 
-from annotation.models import AuditEvent
-from annotation.services.audit import audit_record
+from core.audit.services import audit_record
 from judging.models import JudgeRun
+from leaderboard import audit_actions
 from leaderboard.gate_policy import Decision
 from leaderboard.gate_refusals import CALIBRATION_LEAK, PUBLISHER_RATED
 from leaderboard.models import GateEvaluation, LeaderboardSnapshot
@@ -123,7 +123,7 @@ def _evaluation_create(evidence: Evidence, user) -> GateEvaluation:
     evaluation.runs.set([run.pk for run in evidence.runs])
     audit_record(
         actor=user,
-        action=AuditEvent.Action.GATE_EVALUATED,
+        action=audit_actions.GATE_EVALUATED,
         benchmark=evidence.benchmark,
         details={
             "evaluation": evaluation.pk,
@@ -159,7 +159,7 @@ def leaderboard_publish(*, board: BoardRuns, profile: str, user) -> LeaderboardS
         snapshot.runs.set(board.run_ids)
         audit_record(
             actor=user,
-            action=AuditEvent.Action.LEADERBOARD_PUBLISHED,
+            action=audit_actions.LEADERBOARD_PUBLISHED,
             benchmark=board.benchmark,
             details={
                 "snapshot": snapshot.pk,

@@ -6,8 +6,9 @@ recorded keep the rule they were decided under."""
 from django.db import transaction
 from django.utils.translation import gettext as _
 
-from annotation.models import AuditEvent, Benchmark
-from annotation.services.audit import audit_record
+from annotation.models import Benchmark
+from core.audit.services import audit_record
+from leaderboard import audit_actions
 from leaderboard.models import GatePolicy
 from leaderboard.stats.threshold import AGREEMENT_GATE
 
@@ -96,7 +97,7 @@ def gate_policy_set(
         policy.save()
         audit_record(
             actor=user,
-            action=AuditEvent.Action.GATE_POLICY_CHANGED,
+            action=audit_actions.GATE_POLICY_CHANGED,
             benchmark=benchmark,
             details={"from": before, "to": after},
         )

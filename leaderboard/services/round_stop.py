@@ -7,12 +7,12 @@ decision is looked up and recorded."""
 
 from django.db import transaction
 
-from annotation.models import AuditEvent, ReviewRound
-from annotation.services.audit import audit_record
+from annotation import audit_actions
+from annotation.models import ReviewRound
 from annotation.services.review_rounds import round_set_status
+from core.audit.services import audit_record
+from core.models import AuditEvent
 from leaderboard.selectors.round_sequential import round_sequential
-
-Action = AuditEvent.Action
 
 CONTINUING, NO_EVIDENCE, RECORDED, ALREADY_RECORDED = (
     "continuing",
@@ -24,7 +24,7 @@ CONTINUING, NO_EVIDENCE, RECORDED, ALREADY_RECORDED = (
 
 def _recorded(round_: ReviewRound) -> bool:
     return AuditEvent.objects.filter(
-        action=Action.ROUND_DECIDED, details__round_id=round_.pk
+        action=audit_actions.ROUND_DECIDED, details__round_id=round_.pk
     ).exists()
 
 
@@ -48,7 +48,7 @@ def round_decision_check(*, round_id: int) -> str:
         sequential = state.state
         audit_record(
             actor=None,
-            action=Action.ROUND_DECIDED,
+            action=audit_actions.ROUND_DECIDED,
             benchmark=round_.benchmark,
             details={
                 "round": locked.name,

@@ -8,10 +8,11 @@ from playwright.sync_api import expect
 
 from accounts.roles import COORDINATOR, EXPERT
 from accounts.services import user_create_with_role
-from annotation.models import Assignment, AuditEvent, Benchmark, System, Vote
+from annotation.models import Assignment, Benchmark, System, Vote
 from annotation.services.benchmark_import import benchmark_import
 from annotation.services.responses_import import responses_import
 from annotation.services.review_rounds import round_open
+from core.models import AuditEvent
 from tests.conftest import PASSWORD, jsonl_bytes, lines, question
 from tests.e2e.accessibility import axe_violations, describe
 from tests.e2e.conftest import LANGUAGES, login, screenshot, set_language

@@ -6,8 +6,10 @@ import pytest
 from playwright.sync_api import expect
 
 from accounts.roles import COORDINATOR
-from annotation.models import Assignment, AuditEvent, ReviewRound
+from annotation import audit_actions
+from annotation.models import Assignment, ReviewRound
 from annotation.services.review_assignment import assignment_next
+from core.models import AuditEvent
 from tests.conftest import PASSWORD
 from tests.e2e.accessibility import axe_violations, describe
 from tests.e2e.conftest import LANGUAGES, login, set_language
@@ -49,4 +51,4 @@ def test_close_confirm_and_reopen(e2e, page, language):
         .order_by("pk")
         .values_list("action", flat=True)
     )
-    assert actions[-2:] == [AuditEvent.Action.ROUND_CLOSED, AuditEvent.Action.ROUND_REOPENED]
+    assert actions[-2:] == [audit_actions.ROUND_CLOSED, audit_actions.ROUND_REOPENED]

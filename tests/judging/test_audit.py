@@ -7,7 +7,8 @@ from dataclasses import replace
 import pytest
 from django.urls import reverse
 
-from annotation.models import AuditEvent
+from core.models import AuditEvent
+from judging import audit_actions
 from judging.services.judge_versions import (
     call_settings_of,
     judge_config_save,
@@ -17,7 +18,6 @@ from judging.services.runs import judge_run_start
 from tests.conftest import client_for
 
 pytestmark = pytest.mark.django_db(transaction=True)
-Action = AuditEvent.Action
 
 
 def test_run_start_pause_resume_and_cancel_are_audited(
@@ -28,7 +28,7 @@ def test_run_start_pause_resume_and_cancel_are_audited(
     run = judge_run_start(
         benchmark=benchmark, systems=systems, config=sim_config(), user=coordinator
     )
-    started = AuditEvent.objects.get(action=Action.RUN_STARTED)
+    started = AuditEvent.objects.get(action=audit_actions.RUN_STARTED)
     assert started.actor == coordinator and started.benchmark == benchmark
     assert started.details == {
         "run": run.pk,
@@ -44,9 +44,9 @@ def test_run_start_pause_resume_and_cancel_are_audited(
     steps = AuditEvent.objects.filter(action__startswith="judging.run_").order_by("pk")
     # A repeated click that changes nothing records nothing.
     assert [(e.action, e.actor, e.details) for e in steps] == [
-        (Action.RUN_STARTED, coordinator, started.details),
-        (Action.RUN_PAUSED, coordinator, {"run": run.pk}),
-        (Action.RUN_CANCELLED, coordinator, {"run": run.pk}),
+        (audit_actions.RUN_STARTED, coordinator, started.details),
+        (audit_actions.RUN_PAUSED, coordinator, {"run": run.pk}),
+        (audit_actions.RUN_CANCELLED, coordinator, {"run": run.pk}),
     ]
 
 
@@ -59,7 +59,7 @@ def test_a_resumed_run_is_audited(judged_benchmark, sim_config, coordinator, set
     client.post(reverse("judge-run-control", args=[run.pk, "resume"]))
     run.refresh_from_db()
     assert run.status == "running"
-    resumed = AuditEvent.objects.get(action=Action.RUN_RESUMED)
+    resumed = AuditEvent.objects.get(action=audit_actions.RUN_RESUMED)
     assert resumed.actor == coordinator and resumed.details == {"run": run.pk, "was": "paused"}
 
 
@@ -67,7 +67,7 @@ def test_configuration_changes_are_audited_without_key_values(sim_config, coordi
     secret = "sk-live-NeverInTheAuditLog0123456789"
     monkeypatch.setenv("CONCORD_JUDGE_KEY_AUDIT", secret)
     config = sim_config()
-    created = AuditEvent.objects.get(action=Action.JUDGE_CONFIG_CREATED)
+    created = AuditEvent.objects.get(action=audit_actions.JUDGE_CONFIG_CREATED)
     assert created.details["config"] == "sim" and created.details["current_version"] == 1
     version = config.current_version
 
@@ -81,7 +81,7 @@ def test_configuration_changes_are_audited_without_key_values(sim_config, coordi
         config=config,
         user=coordinator,
     )
-    changed = AuditEvent.objects.get(action=Action.JUDGE_CONFIG_CHANGED)
+    changed = AuditEvent.objects.get(action=audit_actions.JUDGE_CONFIG_CHANGED)
     assert changed.actor == coordinator
     assert changed.details["changed"] == ["api_key_env", "max_concurrency"]
     assert changed.details["new_version"] is False
@@ -93,6 +93,6 @@ def test_configuration_changes_are_audited_without_key_values(sim_config, coordi
         config=config,
         user=coordinator,
     )
-    assert AuditEvent.objects.filter(action=Action.JUDGE_CONFIG_CHANGED).count() == 1
+    assert AuditEvent.objects.filter(action=audit_actions.JUDGE_CONFIG_CHANGED).count() == 1
     logged = json.dumps(list(AuditEvent.objects.values_list("details", flat=True)))
     assert secret not in logged and "CONCORD_JUDGE_KEY_AUDIT" not in logged

@@ -4,7 +4,8 @@ import pytest
 from django.urls import reverse
 from rest_framework.test import APIClient
 
-from annotation.models import AuditEvent
+from core.models import AuditEvent
+from leaderboard import audit_actions
 from leaderboard.models import GateEvaluation, LeaderboardSnapshot
 from tests.leaderboard.test_agreement_report import data  # noqa: F401 - the shared fixture
 
@@ -23,7 +24,7 @@ def test_gate_evaluation_and_publishing_are_audited(data, researcher, coordinato
     created = api(researcher).post(url, {"round": "R", "run": "latest"}, format="json")
     assert created.status_code == 201
     evaluation = GateEvaluation.objects.get()
-    gate = AuditEvent.objects.get(action=AuditEvent.Action.GATE_EVALUATED)
+    gate = AuditEvent.objects.get(action=audit_actions.GATE_EVALUATED)
     assert gate.actor == researcher and gate.benchmark.slug == "hb"
     assert gate.details == {
         "evaluation": evaluation.pk,
@@ -37,7 +38,7 @@ def test_gate_evaluation_and_publishing_are_audited(data, researcher, coordinato
         reverse("api-leaderboards", args=["hb"]), {"judge": "judge"}, format="json"
     )
     assert published.status_code == 201
-    event = AuditEvent.objects.get(action=AuditEvent.Action.LEADERBOARD_PUBLISHED)
+    event = AuditEvent.objects.get(action=audit_actions.LEADERBOARD_PUBLISHED)
     assert event.actor == coordinator
     assert event.details["snapshot"] == LeaderboardSnapshot.objects.get().pk
     assert event.details["gate_evaluation"] == evaluation.pk

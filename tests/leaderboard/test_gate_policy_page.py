@@ -5,7 +5,8 @@ they were decided under."""
 import pytest
 from django.urls import reverse
 
-from annotation.models import AuditEvent
+from core.models import AuditEvent
+from leaderboard import audit_actions
 from leaderboard.models import GatePolicy
 from leaderboard.selectors.evidence import agreement_evidence
 from leaderboard.services.gate import gate_evaluate
@@ -45,7 +46,7 @@ def test_a_coordinator_tightens_the_gate_and_the_next_evaluation_uses_it(data, c
         0.8,
         True,
     )
-    event = AuditEvent.objects.get(action=AuditEvent.Action.GATE_POLICY_CHANGED)
+    event = AuditEvent.objects.get(action=audit_actions.GATE_POLICY_CHANGED)
     assert event.actor == coordinator and event.benchmark == run.benchmark
     assert event.details["from"]["rule"] == "point" and event.details["to"]["threshold"] == 0.8
 
@@ -59,7 +60,7 @@ def test_saving_the_same_policy_again_records_nothing(data, coordinator):  # noq
     client = client_for(coordinator)
     assert _post(client, rule="sequential", threshold_percent="75").status_code == 302
     assert _post(client, rule="sequential", threshold_percent="75").status_code == 302
-    assert AuditEvent.objects.filter(action=AuditEvent.Action.GATE_POLICY_CHANGED).count() == 1
+    assert AuditEvent.objects.filter(action=audit_actions.GATE_POLICY_CHANGED).count() == 1
 
 
 @pytest.mark.parametrize(
@@ -76,7 +77,7 @@ def test_a_looser_or_malformed_policy_is_refused_by_name(data, coordinator, valu
     assert response.status_code == 400
     assert message in response.content.decode()
     assert not GatePolicy.objects.exists()
-    assert not AuditEvent.objects.filter(action=AuditEvent.Action.GATE_POLICY_CHANGED).exists()
+    assert not AuditEvent.objects.filter(action=audit_actions.GATE_POLICY_CHANGED).exists()
 
 
 def test_only_coordinators_change_the_policy(data, researcher, expert):  # noqa: F811

@@ -7,10 +7,12 @@ from django.core.management import call_command
 from django.test import Client
 from django.urls import reverse
 
-from annotation.models import Assignment, AuditEvent, ReviewItem, ReviewRound
+from annotation import audit_actions
+from annotation.models import Assignment, ReviewItem, ReviewRound
 from annotation.services.review_assignment import assignment_next
 from annotation.services.review_rounds import round_set_status
 from annotation.services.review_votes import VoteInput, assignment_submit
+from core.models import AuditEvent
 from leaderboard.management.commands.load_demo import (
     DEMO_PASSWORD,
     DEMO_ROUND,
@@ -23,7 +25,7 @@ from leaderboard.services.round_stop import ALREADY_RECORDED, CONTINUING, round_
 from leaderboard.stats.reasons import NO_ITEM_TIMES
 from leaderboard.stats.savings import decision_savings
 
-DECIDED = AuditEvent.Action.ROUND_DECIDED
+DECIDED = audit_actions.ROUND_DECIDED
 
 
 def test_savings_count_the_items_after_the_decision_at_the_median_pace():
@@ -79,7 +81,7 @@ def test_the_demo_round_decided_was_recorded_once_and_closed_itself(demo):
     assert state["decision"] == "pass" and events.get().details["decided_at"] == state["decided_at"]
     assert state["decided_at"] < state["items_total"]
     closed = AuditEvent.objects.get(
-        action=AuditEvent.Action.ROUND_CLOSED, details__round=EARLY_STOP_ROUND
+        action=audit_actions.ROUND_CLOSED, details__round=EARLY_STOP_ROUND
     )
     assert closed.details["because"] == "sequential test decided" and closed.actor is None
     # Checked again (a repeated task, a later submission): nothing more is recorded.
@@ -145,7 +147,7 @@ def test_closing_early_gives_back_the_unopened_items_only(demo):
     assert not Assignment.objects.filter(pk=unopened.pk).exists()
     assert Assignment.objects.filter(pk=opened.pk, status="submitted").exists()
     assert ReviewItem.objects.get(pk=unopened.item_id).assigned_count == counted - 1
-    event = AuditEvent.objects.filter(action=AuditEvent.Action.ROUND_CLOSED).first()
+    event = AuditEvent.objects.filter(action=audit_actions.ROUND_CLOSED).first()
     assert event.details["released"] == 1
 
 

@@ -6,10 +6,12 @@ from django.urls import reverse
 
 from accounts.roles import EXPERT
 from accounts.services import user_create_with_role
-from annotation.models import AuditEvent, Benchmark, System
+from annotation import audit_actions
+from annotation.models import Benchmark, System
 from annotation.services.benchmark_import import benchmark_import
 from annotation.services.responses_import import responses_import
 from annotation.services.review_rounds import round_extend, round_open
+from core.models import AuditEvent
 from judging.services.judgments_import import judgments_import
 from leaderboard.selectors.round_sequential import round_sequential
 from leaderboard.services.round_stop import RECORDED, round_decision_check
@@ -57,7 +59,7 @@ def test_extending_a_decided_round_keeps_its_recorded_decision(coordinator):
     )
     rate(round_, experts, agreeing=2)  # the judge is wrong on half the units: it fails
     assert round_decision_check(round_id=round_.pk) == RECORDED
-    recorded = AuditEvent.objects.get(action=AuditEvent.Action.ROUND_DECIDED).details
+    recorded = AuditEvent.objects.get(action=audit_actions.ROUND_DECIDED).details
     assert recorded["decision"] == "fail"
 
     _import(LARGE, 12)  # larger rubrics join the benchmark; the round grows into them

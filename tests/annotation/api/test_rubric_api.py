@@ -3,8 +3,9 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 from rest_framework.test import APIClient
 
-from annotation.models import AuditEvent, Benchmark, RubricVersion
+from annotation.models import Benchmark, RubricVersion
 from annotation.services.benchmark_import import benchmark_import
+from core.models import AuditEvent
 from tests.conftest import jsonl_bytes, lines, question, table_counts
 
 pytestmark = pytest.mark.django_db

@@ -8,12 +8,12 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import translation
 
+from annotation import audit_actions
 from annotation.audit_details import details_sentences
-from annotation.models import AuditEvent, Benchmark
-from annotation.services.audit import audit_record
+from annotation.models import Benchmark
+from core.audit.services import audit_record
 
 pytestmark = pytest.mark.django_db
-Action = AuditEvent.Action
 ROUND_OPENED = {
     "round": "R1",
     "items": 40,
@@ -33,8 +33,10 @@ def page_for(user, language: str) -> str:
 
 def test_details_read_as_sentences_in_english(coordinator):
     hb = Benchmark.objects.create(slug="hb", name="HeartBench")
-    audit_record(actor=coordinator, action=Action.ROUND_OPENED, benchmark=hb, details=ROUND_OPENED)
-    audit_record(actor=coordinator, action=Action.ROUND_CLOSED, benchmark=hb, details=CLOSED)
+    audit_record(
+        actor=coordinator, action=audit_actions.ROUND_OPENED, benchmark=hb, details=ROUND_OPENED
+    )
+    audit_record(actor=coordinator, action=audit_actions.ROUND_CLOSED, benchmark=hb, details=CLOSED)
     page = page_for(coordinator, "en")
     for sentence in (
         "Round: R1.",
@@ -51,7 +53,7 @@ def test_details_read_as_sentences_in_english(coordinator):
 
 def test_details_are_translated_in_chinese(coordinator):
     hb = Benchmark.objects.create(slug="hb", name="HeartBench")
-    audit_record(actor=coordinator, action=Action.ROUND_CLOSED, benchmark=hb, details=CLOSED)
+    audit_record(actor=coordinator, action=audit_actions.ROUND_CLOSED, benchmark=hb, details=CLOSED)
     page = page_for(coordinator, "zh-hans")
     with translation.override("zh-hans"):
         expected = details_sentences(CLOSED)

@@ -10,12 +10,15 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from annotation.models import AuditEvent, Benchmark
-from annotation.services.audit import audit_record
+from annotation import audit_actions as annotation_actions
+from annotation.models import Benchmark
+from core.audit.services import audit_record
+from core.models import AuditEvent
+from judging import audit_actions as judging_actions
+from leaderboard import audit_actions as leaderboard_actions
 from tests.conftest import client_for
 
 pytestmark = pytest.mark.django_db
-Action = AuditEvent.Action
 
 
 @pytest.fixture
@@ -23,16 +26,21 @@ def events(coordinator, researcher):
     hb = Benchmark.objects.create(slug="hb", name="HeartBench")
     other = Benchmark.objects.create(slug="other", name="Other")
     old = audit_record(
-        actor=coordinator, action=Action.ROUND_OPENED, benchmark=hb, details={"round": "R0"}
+        actor=coordinator,
+        action=annotation_actions.ROUND_OPENED,
+        benchmark=hb,
+        details={"round": "R0"},
     )
     AuditEvent.objects.filter(pk=old.pk).update(created=timezone.now() - dt.timedelta(days=10))
     audit_record(
         actor=coordinator,
-        action=Action.ROUND_CLOSED,
+        action=annotation_actions.ROUND_CLOSED,
         benchmark=hb,
         details={"round": '=HYPERLINK("x")', "items": 9},
     )
-    audit_record(actor=researcher, action=Action.GATE_EVALUATED, benchmark=other, details={})
+    audit_record(
+        actor=researcher, action=leaderboard_actions.GATE_EVALUATED, benchmark=other, details={}
+    )
     return hb, other
 
 
@@ -94,7 +102,7 @@ def test_exports_are_filtered_and_spreadsheet_safe(events, coordinator):
     # The details are one JSON cell; it starts with "{", not a formula. A text cell that
     # would run as a formula gets an apostrophe.
     assert json.loads(rows[0]["details"])["round"] == '=HYPERLINK("x")'
-    record = audit_record(actor=None, action=Action.RUN_STARTED, details={})
+    record = audit_record(actor=None, action=judging_actions.RUN_STARTED, details={})
     AuditEvent.objects.filter(pk=record.pk).update(action="=cmd|' /C calc'!A0")
     cells = b"".join(client.get(reverse("audit-export", args=["csv"])).streaming_content)
     assert "'=cmd|" in cells.decode()

@@ -10,8 +10,8 @@ from django.db import connection
 from accounts.invitations import SignUpRefused
 from accounts.roles import COORDINATOR, EXPERT
 from accounts.services import user_create_with_role
-from annotation.models import AuditEvent
 from annotation.services.people import person_invite, person_join
+from core.models import AuditEvent
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

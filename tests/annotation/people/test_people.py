@@ -13,7 +13,8 @@ from django.utils import timezone
 from accounts.invitations import token_hash
 from accounts.models import Invitation
 from accounts.roles import COORDINATOR, EXPERT, RESEARCHER, SENIOR_EXPERT
-from annotation.models import AuditEvent, ExpertProfile
+from annotation.models import ExpertProfile
+from core.models import AuditEvent
 from tests.conftest import PASSWORD, client_for
 
 pytestmark = pytest.mark.django_db

@@ -7,8 +7,10 @@ from django.urls import reverse
 
 from accounts.roles import EXPERT
 from accounts.services import user_create_with_role
-from annotation.models import Assignment, AuditEvent, RaterPseudonym
+from annotation import audit_actions
+from annotation.models import Assignment, RaterPseudonym
 from annotation.services.review_assignment import assignment_next
+from core.models import AuditEvent
 from tests.annotation.review.conftest import (  # noqa: F401 - the shared fixtures
     experts,
     review_data,
@@ -49,7 +51,7 @@ def test_deactivating_an_expert_releases_their_unopened_items(review_round, expe
             handed_again.add(a.item_id)
             Assignment.objects.filter(pk=a.pk).update(status="submitted")
     assert item.pk in handed_again
-    event = AuditEvent.objects.get(action=AuditEvent.Action.ASSIGNMENTS_RELEASED)
+    event = AuditEvent.objects.get(action=audit_actions.ASSIGNMENTS_RELEASED)
     assert event.actor == coordinator
     assert event.details == {"user": "exp1", "released": 1}
 
@@ -61,7 +63,7 @@ def test_started_work_is_not_released(review_round, experts, coordinator):
         reverse("people-person", args=[experts[0].pk]), person_form(experts[0], is_active=None)
     )
     assert Assignment.objects.filter(pk=handed.pk).exists()
-    assert not AuditEvent.objects.filter(action=AuditEvent.Action.ASSIGNMENTS_RELEASED).exists()
+    assert not AuditEvent.objects.filter(action=audit_actions.ASSIGNMENTS_RELEASED).exists()
 
 
 def test_a_coordinator_adds_and_removes_pool_experts(review_round, experts, coordinator):
@@ -92,9 +94,9 @@ def test_a_coordinator_adds_and_removes_pool_experts(review_round, experts, coor
     actions = list(
         AuditEvent.objects.filter(action__startswith="review.pool").values_list("action", "details")
     )
-    assert (AuditEvent.Action.POOL_EXPERT_ADDED, {"round": "R1", "user": "exp4"}) in actions
+    assert (audit_actions.POOL_EXPERT_ADDED, {"round": "R1", "user": "exp4"}) in actions
     assert (
-        AuditEvent.Action.POOL_EXPERT_REMOVED,
+        audit_actions.POOL_EXPERT_REMOVED,
         {"round": "R1", "user": "exp4", "released": 1},
     ) in actions
 

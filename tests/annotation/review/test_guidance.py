@@ -9,9 +9,11 @@ from django.urls import reverse
 
 from accounts.roles import RESEARCHER
 from accounts.services import user_create_with_role
-from annotation.models import Ability, AuditEvent, FaqEntry
+from annotation import audit_actions
+from annotation.models import Ability, FaqEntry
 from annotation.services.guidance import faq_entry_save, worked_example_save
 from annotation.services.review_assignment import assignment_next
+from core.models import AuditEvent
 from tests.conftest import PASSWORD, client_for, table_counts
 
 pytestmark = pytest.mark.django_db
@@ -36,19 +38,19 @@ def test_a_coordinator_writes_the_faq_and_every_change_is_audited(review_round, 
     assert created.status_code == 302
     entry = FaqEntry.objects.get()
     assert list(entry.abilities.values_list("label", flat=True)) == ["情绪感知"]
-    saved = AuditEvent.objects.get(action=AuditEvent.Action.FAQ_SAVED)
+    saved = AuditEvent.objects.get(action=audit_actions.FAQ_SAVED)
     assert saved.details["before"] is None and saved.actor == coordinator
 
     assert "用户没有明说情绪时" in client.get(url, {"edit": entry.pk}).content.decode()
     client.post(url, {"id": entry.pk, "question": "Q2", "answer": "A2", "abilities": []})
     entry.refresh_from_db()
     assert (entry.question, entry.abilities.count()) == ("Q2", 0)
-    changed = AuditEvent.objects.filter(action=AuditEvent.Action.FAQ_SAVED).first()
+    changed = AuditEvent.objects.filter(action=audit_actions.FAQ_SAVED).first()
     assert changed.details["before"]["question"] == "用户没有明说情绪时，算“指出情绪”吗？"
 
     client.post(url, {"delete": entry.pk})
     assert not FaqEntry.objects.exists()
-    deleted = AuditEvent.objects.get(action=AuditEvent.Action.FAQ_DELETED)
+    deleted = AuditEvent.objects.get(action=audit_actions.FAQ_DELETED)
     assert deleted.details["question"] == "Q2"
 
 

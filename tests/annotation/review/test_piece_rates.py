@@ -8,9 +8,10 @@ from decimal import Decimal
 import pytest
 from django.urls import reverse
 
-from annotation.models import Assignment, AuditEvent, ExpertProfile
+from annotation.models import Assignment, ExpertProfile
 from annotation.selectors.review import expert_reference_accuracy
 from annotation.services.review_votes import VoteInput, assignment_submit, reference_answers_set
+from core.models import AuditEvent
 from tests.annotation.review.test_coordinator_pages import complete_round
 from tests.conftest import client_for
 

@@ -5,10 +5,12 @@ import pytest
 from django.urls import reverse
 from rest_framework.test import APIClient
 
-from annotation.models import AuditEvent, ReviewRound
+from annotation import audit_actions
+from annotation.models import ReviewRound
 from annotation.selectors.review import item_criteria
 from annotation.services.review_assignment import assignment_next
 from annotation.services.review_votes import VoteInput, assignment_submit
+from core.models import AuditEvent
 from tests.conftest import client_for
 
 pytestmark = pytest.mark.django_db
@@ -57,7 +59,7 @@ def test_closing_shows_the_work_it_stops_and_needs_confirmation(review_round, ex
     assert closed["Location"] == reverse("review-round", args=[review_round.pk])
     review_round.refresh_from_db()
     assert review_round.status == "closed"
-    event = AuditEvent.objects.get(action=AuditEvent.Action.ROUND_CLOSED)
+    event = AuditEvent.objects.get(action=audit_actions.ROUND_CLOSED)
     assert event.actor == coordinator and event.benchmark == review_round.benchmark
     assert event.details == {
         "round": "R1",
@@ -84,7 +86,7 @@ def test_a_closed_round_reopens_and_hands_out_again(review_round, experts, coord
     review_round.refresh_from_db()
     assert review_round.status == "open"
     assert assignment_next(expert=experts[2], round_=review_round) is not None
-    event = AuditEvent.objects.get(action=AuditEvent.Action.ROUND_REOPENED)
+    event = AuditEvent.objects.get(action=audit_actions.ROUND_REOPENED)
     assert event.actor == coordinator and event.details["from"] == "closed"
 
 
@@ -116,18 +118,18 @@ def test_round_steps_are_audited(review_round, experts, coordinator):
         e.action: e.details
         for e in AuditEvent.objects.filter(action__startswith="review.").order_by("pk")
     }
-    assert events[AuditEvent.Action.ROUND_OPENED]["items"] == 9
-    assert events[AuditEvent.Action.ROUND_OPENED]["experts"] == ["exp1", "exp2", "exp3"]
-    assert events[AuditEvent.Action.ROUND_PAUSED]["to"] == "paused"
-    assert events[AuditEvent.Action.ROUND_RESUMED]["to"] == "open"
-    assert events[AuditEvent.Action.ROUND_EXTENDED]["added"] > 0
-    assert events[AuditEvent.Action.ASSIGNMENT_MOVED] == {
+    assert events[audit_actions.ROUND_OPENED]["items"] == 9
+    assert events[audit_actions.ROUND_OPENED]["experts"] == ["exp1", "exp2", "exp3"]
+    assert events[audit_actions.ROUND_PAUSED]["to"] == "paused"
+    assert events[audit_actions.ROUND_RESUMED]["to"] == "open"
+    assert events[audit_actions.ROUND_EXTENDED]["added"] > 0
+    assert events[audit_actions.ASSIGNMENT_MOVED] == {
         "round": "R1",
         "item": handed.item.code,
         "from": "exp1",
         "to": "exp3",
     }
-    assert AuditEvent.objects.get(action=AuditEvent.Action.ROUND_PAUSED).actor == coordinator
+    assert AuditEvent.objects.get(action=audit_actions.ROUND_PAUSED).actor == coordinator
 
 
 def test_the_api_closes_only_with_confirmation(review_round, experts, coordinator):
@@ -150,4 +152,4 @@ def test_the_api_closes_only_with_confirmation(review_round, experts, coordinato
     actions = list(
         AuditEvent.objects.filter(actor=coordinator).order_by("pk").values_list("action", flat=True)
     )
-    assert actions == [AuditEvent.Action.ROUND_CLOSED, AuditEvent.Action.ROUND_REOPENED]
+    assert actions == [audit_actions.ROUND_CLOSED, audit_actions.ROUND_REOPENED]

@@ -5,10 +5,12 @@ rounds as they were."""
 import pytest
 from django.urls import reverse
 
-from annotation.models import AuditEvent, ReviewItem, ReviewRound
+from annotation import audit_actions
+from annotation.models import ReviewItem, ReviewRound
 from annotation.review_split import calibration_split
 from annotation.selectors.round_split import round_split
 from annotation.services.review_rounds import RoundInvalid, round_extend, round_open
+from core.models import AuditEvent
 from tests.conftest import client_for
 
 pytestmark = pytest.mark.django_db
@@ -41,7 +43,7 @@ def test_the_split_is_fixed_by_its_seed_when_the_round_opens(review_data, expert
     split = round_split(round_=round_)
     assert split["calibration_items"] == 5 and split["held_out_items"] == 10
     assert split["calibration_responses"] == sorted(calibration)
-    opened = AuditEvent.objects.get(action=AuditEvent.Action.ROUND_OPENED)
+    opened = AuditEvent.objects.get(action=audit_actions.ROUND_OPENED)
     assert opened.details["calibration_share"] == 0.3 and opened.details["split_seed"] == 5
 
 

@@ -2,17 +2,10 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from annotation.importing.issues import ImportRejected
-from annotation.models import (
-    Ability,
-    AuditEvent,
-    Benchmark,
-    Case,
-    Criterion,
-    RubricVersion,
-    Scenario,
-)
+from annotation.models import Ability, Benchmark, Case, Criterion, RubricVersion, Scenario
 from annotation.services.benchmark_import import benchmark_import
 from bench.synthetic_benchmark import question_rows
+from core.models import AuditEvent
 from tests.conftest import jsonl_bytes, lines, question, table_counts
 
 pytestmark = pytest.mark.django_db

@@ -2,7 +2,7 @@ import dataclasses
 
 import pytest
 
-from annotation.models import AuditEvent, RubricDraft, RubricVersion
+from annotation.models import RubricDraft, RubricVersion
 from annotation.rubric_edit.diff import Change
 from annotation.rubric_edit.rows import new_row
 from annotation.selectors.rubric_rows import rows_of_version
@@ -18,6 +18,7 @@ from annotation.services.rubrics import (
     rubric_version_create,
     rubric_version_restore,
 )
+from core.models import AuditEvent
 from tests.conftest import jsonl_bytes, lines, question, table_counts
 
 pytestmark = pytest.mark.django_db

@@ -1,0 +1,3 @@
+from core.audit.models import AuditEvent
+
+__all__ = ["AuditEvent"]
