@@ -48,15 +48,15 @@ def make(request):
 
 
 class Worker:
-    """A lifecycle for a real job model whose messages are kept, not sent, and whose
-    released jobs are noted."""
+    """A lifecycle for a real job model whose messages are kept, not sent (unless `send`
+    says otherwise), and whose released jobs are noted."""
 
-    def __init__(self, model, **options) -> None:
+    def __init__(self, model, send=None, **options) -> None:
         self.sent: list[int] = []
         self.released: list[int] = []
         self.lifecycle = Lifecycle(
             model=model,
-            send=self.sent.append,
+            send=send or self.sent.append,
             lease=LEASE,
             release=lambda job: self.released.append(job.pk),
             **options,
@@ -95,15 +95,8 @@ def test_a_job_no_worker_could_be_told_of_fails_with_broker(settings, make):
     def refuse(job_id: int) -> None:
         raise ConnectionRefusedError(errno.ECONNREFUSED, "Connection refused")
 
-    worker = lifecycle_of(job, released={"claim": "gone"})
-    lifecycle = Lifecycle(
-        model=type(job),
-        send=refuse,
-        lease=LEASE,
-        released=worker.lifecycle.released,
-        release=worker.lifecycle.release,
-    )
-    lifecycle.dispatch(job.pk)
+    worker = lifecycle_of(job, send=refuse, released={"claim": "gone"})
+    worker.lifecycle.dispatch(job.pk)
     job = fresh(job)
     assert (job.status, job.error_code, job.error_detail) == (
         FAILED,
@@ -122,7 +115,7 @@ def test_a_broker_failure_is_raised_when_tasks_run_in_process(settings):
         raise ConnectionRefusedError("no broker")
 
     with pytest.raises(ConnectionRefusedError):
-        Lifecycle(model=ImportJob, send=refuse, lease=LEASE).dispatch(job.pk)
+        Worker(ImportJob, send=refuse).lifecycle.dispatch(job.pk)
     assert fresh(job).status == "queued"
 
 
