@@ -1,14 +1,14 @@
 import errno
 
-from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext, pgettext_lazy
 from django.utils.translation import gettext_lazy as _
 
 from annotation.importing.issues import ImportIssue, ImportRejected
+from core.jobs import BROKER, INTERRUPTED, BackgroundJob
 
 
-class ImportJob(models.Model):
+class ImportJob(BackgroundJob):
     """An uploaded file imported by a background worker (files above the size threshold).
 
     The upload is kept under settings.IMPORT_ROOT until the job finishes; the import itself
@@ -40,36 +40,19 @@ class ImportJob(models.Model):
     upload = models.CharField(max_length=100, blank=True)
     size = models.PositiveBigIntegerField()
     status = models.CharField(max_length=8, choices=Status.choices, default=Status.QUEUED)
-    claim = models.CharField(max_length=32, blank=True)
-    lease_until = models.DateTimeField(null=True, blank=True)
-    attempts = models.PositiveIntegerField(default=0)
     lines_read = models.PositiveBigIntegerField(default=0)
     bytes_read = models.PositiveBigIntegerField(default=0)
     summary = models.JSONField(null=True, blank=True)
     # A rejected file's first errors ({line, field, msgid, params}) and how many there were.
     errors = models.JSONField(default=list, blank=True)
     error_total = models.PositiveIntegerField(default=0)
-    # A failure: its cause (an errno name, BROKER, or an exception's name) and the detail.
-    error_code = models.CharField(max_length=32, blank=True)
-    error_detail = models.CharField(max_length=500, blank=True)
-    requested_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True
-    )
-    created = models.DateTimeField(auto_now_add=True)
-    started = models.DateTimeField(null=True, blank=True)
-    finished = models.DateTimeField(null=True, blank=True)
 
-    class Meta:
-        ordering = ["-created", "-pk"]
+    class Meta(BackgroundJob.Meta):
         verbose_name = _("import job")
         verbose_name_plural = _("import jobs")
 
     def __str__(self) -> str:
         return f"import {self.pk} ({self.kind} {self.filename}): {self.status}"
-
-    @property
-    def is_active(self) -> bool:
-        return self.status in (self.Status.QUEUED, self.Status.RUNNING)
 
     @property
     def rejection(self) -> ImportRejected | None:
@@ -87,11 +70,19 @@ class ImportJob(models.Model):
 def failure_message(code: str, detail: str) -> str:
     """Why a background import could not run, in the reader's language."""
     values = {"detail": detail}
-    if code == "BROKER":
+    if code == BROKER:
         return (
             gettext(
                 "The background workers are not reachable (%(detail)s); nothing was imported. "
                 "Upload the file again once they are running."
+            )
+            % values
+        )
+    if code == INTERRUPTED:
+        return (
+            gettext(
+                "The import was interrupted: its worker stopped before finishing, %(detail)s "
+                "attempts in all; nothing was imported."
             )
             % values
         )

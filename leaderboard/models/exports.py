@@ -1,15 +1,15 @@
 import errno
 
-from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from annotation.models import Benchmark, ReviewRound
+from core.jobs import BROKER, INTERRUPTED, BackgroundJob
 from judging.models import JudgeRun
 
 
-class ExportJob(models.Model):
+class ExportJob(BackgroundJob):
     """One export file prepared in the background. Files live under settings.EXPORT_ROOT;
     `path` is relative to it and set only once the complete file is in place."""
 
@@ -32,37 +32,19 @@ class ExportJob(models.Model):
     )
     profile = models.CharField(max_length=20, blank=True)
     status = models.CharField(max_length=8, choices=Status.choices, default=Status.QUEUED)
-    # Who is writing the file: a fresh token per attempt, and until when the attempt holds
-    # the job. An attempt whose lease ran out (its worker died) is taken over by the next.
-    claim = models.CharField(max_length=32, blank=True)
-    lease_until = models.DateTimeField(null=True, blank=True)
-    attempts = models.PositiveIntegerField(default=0)
-    # A failure is stored as its cause (an errno name), the file concerned and the system's
-    # own words, and put into the reader's language when shown.
     error_code = models.CharField(max_length=16, blank=True)
+    # The file or folder a failure concerns.
     error_path = models.CharField(max_length=500, blank=True)
-    error_detail = models.CharField(max_length=500, blank=True)
     path = models.CharField(max_length=300, blank=True)
     rows = models.PositiveBigIntegerField(null=True, blank=True)
     size = models.PositiveBigIntegerField(null=True, blank=True)
     sha256 = models.CharField(max_length=64, blank=True)
-    requested_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True
-    )
-    created = models.DateTimeField(auto_now_add=True)
-    started = models.DateTimeField(null=True, blank=True)
-    finished = models.DateTimeField(null=True, blank=True)
 
-    class Meta:
-        ordering = ["-created", "-pk"]
+    class Meta(BackgroundJob.Meta):
         indexes = [models.Index(fields=["benchmark", "-created"])]
 
     def __str__(self) -> str:
         return f"export {self.pk} ({self.kind}.{self.format}): {self.status}"
-
-    @property
-    def is_active(self) -> bool:
-        return self.status in (self.Status.QUEUED, self.Status.RUNNING)
 
     @property
     def filename(self) -> str:
@@ -94,10 +76,18 @@ def failure_message(code: str, path: str, detail: str) -> str:
             )
             % values
         )
-    if code == "BROKER":
+    if code == BROKER:
         return (
             gettext(
                 "The background workers are not reachable (%(detail)s); the file was not prepared."
+            )
+            % values
+        )
+    if code == INTERRUPTED:
+        return (
+            gettext(
+                "The export was interrupted: its worker stopped before finishing, %(detail)s "
+                "attempts in all; the file was not prepared."
             )
             % values
         )

@@ -10,8 +10,6 @@ import errno
 import hashlib
 import logging
 import os
-import time
-import uuid
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
@@ -23,6 +21,7 @@ from django.utils.translation import gettext as _
 
 from annotation.models import Benchmark, ReviewRound
 from config.broker import broker_check
+from core.jobs import Attempt, Lifecycle
 from judging.models import JudgeRun
 from judging.scoring import Profile
 from leaderboard.exports.files import FORMATS, KINDS, export_filename, export_lines, is_csv
@@ -30,11 +29,8 @@ from leaderboard.models import ExportJob
 
 logger = logging.getLogger(__name__)
 
-FINISHED = (ExportJob.Status.DONE, ExportJob.Status.FAILED, ExportJob.Status.EXPIRED)
-
 # How long an attempt holds its job without news; it renews the lease while it writes.
 LEASE = timedelta(minutes=5)
-RENEW_EVERY_SECONDS = 30.0
 
 
 class ExportRequestInvalid(ValueError):
@@ -44,10 +40,6 @@ class ExportRequestInvalid(ValueError):
     def __init__(self, message: str, *, field: str) -> None:
         super().__init__(message)
         self.field = field
-
-
-class LeaseLost(Exception):
-    """Another attempt took the job over (this one was presumed dead)."""
 
 
 @dataclass(frozen=True)
@@ -99,35 +91,29 @@ def export_job_create(
             _("This export needs a judge run of the benchmark."), field="run"
         )
     broker_check()
-    with transaction.atomic():
-        job = ExportJob.objects.create(
-            benchmark=benchmark,
-            kind=kind,
-            format=fmt,
-            round=round_ if spec.needs_round else None,
-            run=run if spec.needs_run else None,
-            profile=profile if kind == "scores" else "",
-            requested_by=user,
-        )
-        transaction.on_commit(lambda: _dispatch(job.pk))
-    return job
+    return EXPORTS.queue(
+        benchmark=benchmark,
+        kind=kind,
+        format=fmt,
+        round=round_ if spec.needs_round else None,
+        run=run if spec.needs_run else None,
+        profile=profile if kind == "scores" else "",
+        requested_by=user,
+    )
 
 
-def _dispatch(job_id: int) -> None:
+def _send(job_id: int) -> None:
     from leaderboard.tasks import export_job_task
 
-    try:
-        export_job_task.delay(job_id)
-    except Exception as exc:  # the broker's client raises many types; all mean "not queued"
-        if getattr(settings, "CELERY_TASK_ALWAYS_EAGER", False):
-            raise
-        logger.warning("export job %s could not be queued: %s", job_id, exc)
-        ExportJob.objects.filter(pk=job_id, status=ExportJob.Status.QUEUED).update(
-            status=ExportJob.Status.FAILED,
-            error_code="BROKER",
-            error_detail=type(exc).__name__,
-            finished=timezone.now(),
-        )
+    export_job_task.delay(job_id)
+
+
+EXPORTS = Lifecycle(
+    model=ExportJob,
+    send=_send,
+    lease=LEASE,
+    related=("benchmark", "round", "run"),
+)
 
 
 def export_job_file(job: ExportJob) -> Path:
@@ -137,36 +123,6 @@ def export_job_file(job: ExportJob) -> Path:
     if not job.path or not path.is_relative_to(root):
         raise FileNotFoundError(job.path)
     return path
-
-
-def _claim(job_id: int, token: str) -> ExportJob | None:
-    now = timezone.now()
-    with transaction.atomic():
-        job = (
-            ExportJob.objects.select_for_update(of=("self",))
-            .select_related("benchmark", "round", "run")
-            .filter(pk=job_id)
-            .first()
-        )
-        if job is None or job.status in FINISHED:
-            return None
-        if job.status == ExportJob.Status.RUNNING and job.lease_until and job.lease_until > now:
-            return None  # another worker is on it
-        job.status = ExportJob.Status.RUNNING
-        job.claim = token
-        job.lease_until = now + LEASE
-        job.started = now
-        job.attempts += 1
-        job.save(update_fields=["status", "claim", "lease_until", "started", "attempts"])
-    return job
-
-
-def _renew(job_id: int, token: str) -> None:
-    renewed = ExportJob.objects.filter(
-        pk=job_id, claim=token, status=ExportJob.Status.RUNNING
-    ).update(lease_until=timezone.now() + LEASE)
-    if not renewed:
-        raise LeaseLost
 
 
 def _relative_path(job: ExportJob) -> Path:
@@ -181,13 +137,14 @@ def _relative_path(job: ExportJob) -> Path:
     return Path(job.benchmark.slug) / f"{job.pk}-{name}"
 
 
-def _write(job: ExportJob, token: str, final: Path) -> Written:
+def _write(attempt: Attempt, final: Path) -> Written:
+    job = attempt.job
     final.parent.mkdir(parents=True, exist_ok=True)
     # Leftovers of attempts presumed dead: their workers lost the lease and stop at the next
     # renewal (or when their rename finds no file).
     for stale in final.parent.glob(f".{final.name}.*.part"):
         stale.unlink(missing_ok=True)
-    temp = final.with_name(f".{final.name}.{token}.part")
+    temp = final.with_name(f".{final.name}.{attempt.token}.part")
     lines = export_lines(
         kind=job.kind,
         fmt=job.format,
@@ -196,7 +153,6 @@ def _write(job: ExportJob, token: str, final: Path) -> Written:
         profile=Profile(job.profile or Profile.HEARTBENCH.value),
     )
     digest, size, count = hashlib.sha256(), 0, 0
-    renewed = time.monotonic()
     try:
         # "x": never write through a file (or link) that is already there.
         with open(temp, "xb") as out:
@@ -205,9 +161,8 @@ def _write(job: ExportJob, token: str, final: Path) -> Written:
                 digest.update(line)
                 size += len(line)
                 count += 1
-                if count % 1000 == 0 and time.monotonic() - renewed > RENEW_EVERY_SECONDS:
-                    _renew(job.pk, token)
-                    renewed = time.monotonic()
+                if count % 1000 == 0:
+                    attempt.heartbeat()
             out.flush()
             os.fsync(out.fileno())
         os.replace(temp, final)
@@ -231,59 +186,33 @@ def _failed_path(exc: OSError, final: Path) -> str:
     return name
 
 
-def export_job_run(*, job_id: int) -> str:
-    """Write the job's file. Idempotent: a finished or failed job, or one another worker
-    holds, is left alone; a job whose worker died (its lease ran out) is written again."""
-    token = uuid.uuid4().hex
-    job = _claim(job_id, token)
-    if job is None:
-        return "skipped"
+def _export(attempt: Attempt) -> str:
+    job = attempt.job
     relative = _relative_path(job)
     final = export_root() / relative
-    mine = ExportJob.objects.filter(pk=job.pk, claim=token, status=ExportJob.Status.RUNNING)
     try:
-        written = _write(job, token, final)
-    except LeaseLost:
-        return "taken over"
+        written = _write(attempt, final)
     except OSError as exc:
-        code = errno.errorcode.get(exc.errno, "") if exc.errno else ""
-        mine.update(
-            status=ExportJob.Status.FAILED,
-            error_code=code or type(exc).__name__[:16],
-            error_path=_failed_path(exc, final)[:500],
-            error_detail=(exc.strerror or str(exc))[:500],
-            finished=timezone.now(),
-        )
-        logger.warning("export job %s failed: %s", job.pk, exc)
-        return "failed"
-    except Exception as exc:
-        mine.update(
-            status=ExportJob.Status.FAILED,
-            error_code=type(exc).__name__[:16],
-            error_detail=str(exc)[:500],
-            finished=timezone.now(),
-        )
-        logger.exception("export job %s failed", job.pk)
-        return "failed"
-    done = mine.update(
-        status=ExportJob.Status.DONE,
+        return attempt.fail(exc, error_path=_failed_path(exc, final)[:500])
+    return attempt.finish(
+        ExportJob.Status.DONE,
         path=relative.as_posix(),
         rows=written.rows,
         size=written.size,
         sha256=written.sha256,
-        finished=timezone.now(),
-        lease_until=None,
     )
-    return "done" if done else "taken over"
+
+
+def export_job_run(*, job_id: int) -> str:
+    """Write the job's file. Idempotent: a finished or failed job, or one another worker
+    holds, is left alone; a job whose worker died (its lease ran out) is written again."""
+    return EXPORTS.run(job_id, _export)
 
 
 def export_jobs_revive() -> list[int]:
-    """Ids of running jobs whose worker stopped renewing its lease: to be queued again."""
-    return list(
-        ExportJob.objects.filter(
-            status=ExportJob.Status.RUNNING, lease_until__lt=timezone.now()
-        ).values_list("pk", flat=True)
-    )
+    """Ids of jobs to queue again: running ones whose worker stopped renewing its lease,
+    and queued ones whose message was lost."""
+    return EXPORTS.revive()
 
 
 @dataclass(frozen=True)
