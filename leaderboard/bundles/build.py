@@ -23,9 +23,11 @@ from config.version import CONCORD_VERSION
 from judging.models import JudgeTask, Verdict
 from leaderboard.bundles import layout
 from leaderboard.bundles.archive import archive_write, code_commit
+from leaderboard.bundles.calibration import calibration_record
 from leaderboard.bundles.calls import judge_calls
 from leaderboard.bundles.citation import bundle_hash_store
 from leaderboard.bundles.frame import frame_files
+from leaderboard.bundles.guidance import guidance_digests, guidance_record
 from leaderboard.bundles.keys import signing_key_current
 from leaderboard.bundles.records import policy_as_of, response_lines, runs_record
 from leaderboard.bundles.verify_evaluation import evaluation_units
@@ -340,14 +342,27 @@ def _bundle_files(snapshot: LeaderboardSnapshot) -> dict[str, bytes]:
             layout.RESPONSES: layout.jsonl_bytes(response_lines(board_tasks, evaluation.round)),
             layout.RUNS: layout.json_bytes(runs_record(runs, evaluation)),
             layout.JUDGE_CALLS: layout.jsonl_bytes(judge_calls(judged)),
+            **_expert_files(snapshot, [evaluation, *history]),
         }
     )
     return files
 
 
+def _expert_files(snapshot: LeaderboardSnapshot, evaluations: list) -> dict[str, bytes]:
+    """What the raters read while they voted, and their calibration results."""
+    windows = {e.pk: (e.round.created, e.created) for e in evaluations}
+    names: dict[int, str] = {}
+    for e in evaluations:
+        names.update(rater_pseudonyms(round_=e.round))
+    return {
+        layout.GUIDANCE: layout.json_bytes(guidance_record(snapshot.benchmark, windows)),
+        layout.CALIBRATION: layout.json_bytes(
+            calibration_record(snapshot.benchmark, names, snapshot.created)
+        ),
+    }
+
+
 LEFT_OUT = (
-    "the guidelines, FAQ and worked examples as the experts saw them",
-    "the experts' calibration results",
     "evaluations of the judge version recorded after the board was published (the site and "
     "the API mark a board that a later failure superseded)",
 )
@@ -371,6 +386,8 @@ def bundle_write(snapshot: LeaderboardSnapshot, out: IO[bytes], *, sign: bool = 
             # What an auditor or a re-judging lab would look for and this bundle does not
             # carry yet: said, never silently missing.
             "left_out": list(LEFT_OUT),
+            # Each guidance version's SHA-256, which verify_bundle checks its texts against.
+            "guidance": guidance_digests(json.loads(files[layout.GUIDANCE])),
         },
         key=signing_key_current() if sign else None,
     )

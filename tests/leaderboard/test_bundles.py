@@ -76,6 +76,8 @@ def test_the_demo_bundle_holds_what_it_claims(bundle, tmp_path, capsys):
         "responses.jsonl",
         "runs.json",
         "judge_calls.jsonl",
+        "guidance.json",
+        "calibration.json",
         "signature.json",
         *(prefix + f for f in ("evaluation.json", "report.json", "report.pdf")),
         *(prefix + f for f in ("items.csv", "votes.csv", "verdicts.jsonl", "frame.csv")),
@@ -98,6 +100,8 @@ def test_the_demo_bundle_holds_what_it_claims(bundle, tmp_path, capsys):
         "sequential",
         "gate_history",
         "gate_decision",
+        "guidance",
+        "calibration",
     }
     path = tmp_path / "b.zip"
     path.write_bytes(data)
