@@ -25,6 +25,14 @@ VERDICTS = "verdicts.jsonl"  # the board's verdicts
 RESPONSES = "responses.jsonl"  # the text of every response judged or rated
 JUDGE_CALLS = "judge_calls.jsonl"  # per task an LLM judged: request, raw reply (bundles.calls)
 RUNS = "runs.json"  # the runs read: settings as started, output mode, the probes' records
+# What `bundle --lean` leaves out, as its manifest's `left_out` says (verify_bundle skips the
+# judge-call check of a bundle that says so, and fails one that lacks these files without).
+LEAN_FILES = (RESPONSES, JUDGE_CALLS)
+LEAN_LEFT_OUT = (
+    "the response texts, the exact messages sent to the judge and its raw replies "
+    "(responses.jsonl, judge_calls.jsonl): a lean bundle, written with --lean; re-judging "
+    "needs the full bundle"
+)
 GUIDANCE = "guidance.json"  # guidelines, FAQ and worked examples as the experts read them
 CALIBRATION = "calibration.json"  # the bundled raters' results on reference items
 SIGNATURE = "signature.json"  # the manifest's signature (not listed in the manifest)

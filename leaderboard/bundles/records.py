@@ -1,12 +1,13 @@
-"""Records the bundle carries beside the evidence proper: the response texts, the runs
-with the settings they started with and the structured-output probes, and the gate policy
-as it stood at publication."""
+"""Records the bundle carries beside the evidence proper: the board as a table, the response
+texts, the runs with the settings they started with and the structured-output probes, and
+the gate policy as it stood at publication."""
 
 from django.db.models import Q
 
 from annotation.models import AuditEvent, Response
 from judging.models import OutputProbe
 from judging.selectors.provider import provider_models
+from leaderboard.bundles import layout
 from leaderboard.models import GateEvaluation, GatePolicy
 
 
@@ -77,3 +78,39 @@ def policy_as_of(benchmark, when) -> dict:
             "allow_rubric_changes": policy.allow_rubric_changes,
         }
     return {**state, "as_of": when.isoformat()}
+
+
+def board_csv(rows: list[dict]) -> bytes:
+    """The published rows as a table, at full precision."""
+    abilities = list(dict.fromkeys(label for row in rows for label in row.get("abilities", {})))
+    header = [
+        "system",
+        "kind",
+        "overall",
+        "overall_95_low",
+        "overall_95_high",
+        "normal",
+        "hard",
+        "relative_decline",
+        "cases_scored",
+        "cases_failed",
+        *(f"ability:{label}" for label in abilities),
+    ]
+
+    def cell(value):
+        return "" if value is None else repr(value) if isinstance(value, float) else value
+
+    lines = [
+        [
+            row["system"],
+            row["kind"],
+            *(cell(row.get(name)) for name in ("overall",)),
+            *(cell(v) for v in (row.get("overall_95") or [None, None])),
+            *(cell(row.get(name)) for name in ("normal", "hard", "relative_decline")),
+            row.get("cases_scored"),
+            row.get("cases_failed"),
+            *(cell(row.get("abilities", {}).get(label)) for label in abilities),
+        ]
+        for row in rows
+    ]
+    return layout.csv_bytes(header, lines)

@@ -145,7 +145,7 @@ def _check_contents(files: dict[str, bytes], manifest: dict, result: Verificatio
     _readable(
         lambda: check_rubrics(files, rubrics, board, evaluations, result), layout.RUBRICS, result
     )
-    _readable(lambda: check_calls(files, rubrics, result), layout.JUDGE_CALLS, result)
+    _readable(lambda: check_calls(files, rubrics, result, manifest), layout.JUDGE_CALLS, result)
     _readable(lambda: check_board(files, rubrics, taxonomy, result), layout.VERDICTS, result)
     _readable(lambda: check_policy(files, board, evaluations, result), layout.BOARD_JSON, result)
     for evaluation_id in evaluations:
