@@ -8,6 +8,7 @@ from annotation.models import AuditEvent, Response
 from judging.models import OutputProbe
 from judging.selectors.provider import provider_models
 from leaderboard.bundles import layout
+from leaderboard.bundles.calls import abandoned_calls
 from leaderboard.models import GateEvaluation, GatePolicy
 
 
@@ -25,11 +26,14 @@ def response_lines(tasks, round_) -> list[dict]:
 
 def runs_record(runs, evaluation: GateEvaluation) -> dict:
     """The runs the board and the evaluation read, each with the settings it started with
-    (its structured-output mode and the probe's usage among them), and the structured-output
-    probes of their judge versions."""
+    (its structured-output mode and the probe's usage among them) and its abandoned calls,
+    and the structured-output probes of their judge versions."""
     every = {run.pk: run for run in runs} | {run.pk: run for run in evaluation.runs.all()}
     versions = {run.judge_version_id for run in every.values()}
     probes = OutputProbe.objects.filter(judge_version_id__in=versions).order_by("probed", "pk")
+    abandoned: dict[int, list] = {pk: [] for pk in every}
+    for call in abandoned_calls(list(every)):
+        abandoned[call["run"]].append(call)
     return {
         "runs": [
             {
@@ -40,6 +44,8 @@ def runs_record(runs, evaluation: GateEvaluation) -> dict:
                 "finished": run.finished.isoformat() if run.finished else None,
                 "settings": run.settings_snapshot,
                 "provider_models": provider_models(run.pk),
+                # Calls sent but never answered (a stopped lane, a cancel): counted in cost.
+                "abandoned_calls": abandoned[run.pk],
             }
             for _pk, run in sorted(every.items())
         ],

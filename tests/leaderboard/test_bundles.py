@@ -108,6 +108,8 @@ def test_the_demo_bundle_holds_what_it_claims(bundle, tmp_path, capsys):
     capsys.readouterr()
     call_command("verify_bundle", str(path), "--json")
     assert json.loads(capsys.readouterr().out)["ok"] is True
+    runs = json.loads(zipfile.ZipFile(io.BytesIO(data)).read("runs.json"))["runs"]
+    assert runs and all(run["abandoned_calls"] == [] for run in runs)  # imported: no calls
     board = json.loads(zipfile.ZipFile(io.BytesIO(data)).read("board.json"))
     assert board["rows"] == snapshot.rows  # at full precision
 
