@@ -323,7 +323,9 @@ def _expert_files(snapshot: LeaderboardSnapshot, evaluations: list) -> dict[str,
     for e in evaluations:
         names.update(rater_pseudonyms(round_=e.round))
     return {
-        layout.GUIDANCE: layout.json_bytes(guidance_record(snapshot.benchmark, windows)),
+        layout.GUIDANCE: layout.json_bytes(
+            guidance_record(snapshot.benchmark, windows, snapshot.created)
+        ),
         layout.CALIBRATION: layout.json_bytes(
             calibration_record(snapshot.benchmark, names, snapshot.created)
         ),

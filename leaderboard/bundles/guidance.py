@@ -61,13 +61,14 @@ def _history(benchmark) -> dict[tuple[str, int | None], list[tuple]]:
     return history
 
 
-def _unrecorded(benchmark, history: dict) -> dict[tuple[str, int | None], dict]:
-    """The texts standing now that no audit event recorded."""
+def _unrecorded(benchmark, history: dict, published) -> dict[tuple[str, int | None], dict]:
+    """The texts no audit event recorded, standing unchanged since before `published`."""
     found = {}
-    guideline = Guideline.objects.filter(benchmark=benchmark).first()
+    guideline = Guideline.objects.filter(benchmark=benchmark, updated__lte=published).first()
     if guideline is not None and (GUIDELINE, None) not in history:
         found[(GUIDELINE, None)] = {"text": guideline.text}
-    for entry in FaqEntry.objects.filter(benchmark=benchmark).prefetch_related("abilities"):
+    entries = FaqEntry.objects.filter(benchmark=benchmark, updated__lte=published)
+    for entry in entries.prefetch_related("abilities"):
         if (FAQ, entry.pk) not in history:
             found[(FAQ, entry.pk)] = {
                 "question": entry.question,
@@ -75,7 +76,8 @@ def _unrecorded(benchmark, history: dict) -> dict[tuple[str, int | None], dict]:
                 "abilities": sorted(a.label for a in entry.abilities.all()),
                 "criteria": list(entry.criterion_keys),
             }
-    for example in WorkedExample.objects.filter(benchmark=benchmark).select_related("ability"):
+    examples = WorkedExample.objects.filter(benchmark=benchmark, updated__lte=published)
+    for example in examples.select_related("ability"):
         if (EXAMPLE, example.pk) not in history:
             found[(EXAMPLE, example.pk)] = {
                 "ability": example.ability.label,
@@ -96,9 +98,13 @@ def _current_during(start, end, windows) -> bool:
     )
 
 
-def guidance_record(benchmark, windows: dict[int, tuple[datetime, datetime]]) -> dict:
+def guidance_record(
+    benchmark, windows: dict[int, tuple[datetime, datetime]], published: datetime
+) -> dict:
     """The guidance versions current while the experts voted: `windows` gives, per bundled
-    evaluation, the round's opening and the moment the evaluation read the votes."""
+    evaluation, the round's opening and the moment the evaluation read the votes. Nothing
+    after `published` shows (a version still current then has no end), so the same board
+    always gives the same record."""
     spans = list(windows.values())
     history = _history(benchmark)
     documents = []
@@ -109,6 +115,7 @@ def guidance_record(benchmark, windows: dict[int, tuple[datetime, datetime]]) ->
             if content is None:
                 continue
             end = steps[n + 1][0] if n + 1 < len(steps) else None
+            end = end if end is not None and end <= published else None
             if _current_during(start, end, spans):
                 versions.append(
                     {
@@ -124,7 +131,7 @@ def guidance_record(benchmark, windows: dict[int, tuple[datetime, datetime]]) ->
         if versions:
             documents.append({"kind": kind, "document": document, "versions": versions})
     for (kind, document), content in sorted(
-        _unrecorded(benchmark, history).items(), key=lambda i: (i[0][0], i[0][1] or 0)
+        _unrecorded(benchmark, history, published).items(), key=lambda i: (i[0][0], i[0][1] or 0)
     ):
         documents.append(
             {

@@ -85,7 +85,7 @@ def test_the_guidance_as_the_experts_saw_it_is_in_the_bundle_and_checked(publish
     _at(before - dt.timedelta(days=1))
     faq_entry_delete(entry=gone, user=coordinator)
     _at(before)
-    worked_example_save(
+    example = worked_example_save(
         benchmark=benchmark,
         example=None,
         ability=ability,
@@ -123,6 +123,17 @@ def test_the_guidance_as_the_experts_saw_it_is_in_the_bundle_and_checked(publish
     assert [v["content"]["title"] for key, v in versions.items() if key[0] == "example"] == ["示例"]
     assert set(manifest["guidance"]) == {v["id"] for v in versions.values()}
     assert "guidance" in _checks(data, "pass") and verify_bundle(io.BytesIO(data)).ok
+    # What happens after the board was published changes nothing in its bundle.
+    guideline_save(benchmark=benchmark, text="第四版。", user=coordinator)
+    worked_example_save(
+        benchmark=benchmark,
+        example=example,
+        ability=ability,
+        title="示例",
+        body="改过。",
+        user=coordinator,
+    )
+    assert read_files(_build(snapshot))[layout.GUIDANCE] == files[layout.GUIDANCE]
 
     # The guideline as they read it, edited and the file list rewritten: its own check fails.
     doc = next(d for d in guidance["documents"] if d["kind"] == "guideline")
