@@ -226,8 +226,7 @@ def bundle_files(snapshot: LeaderboardSnapshot, *, lean: bool = False) -> dict[s
     so the same snapshot always gives the same files); `lean`: without the response texts
     and the judge's calls (`layout.LEAN_FILES`)."""
     with translation.override(settings.LANGUAGE_CODE):
-        files = _bundle_files(snapshot, lean=lean)
-    return files
+        return _bundle_files(snapshot, lean=lean)
 
 
 def _bundle_files(snapshot: LeaderboardSnapshot, *, lean: bool) -> dict[str, bytes]:
