@@ -10,7 +10,7 @@ from django.utils.translation import gettext as _
 
 from judging import audit_actions
 from judging.models import JudgeLane, JudgeRun, JudgeTask
-from judging.services.claims import leases_release
+from judging.services.claims import calls_abandoned, leases_release
 from judging.services.output_probe import output_mode_decide, output_settings
 from judging.services.runs import RunNotStartable, run_audit, workers_reachable
 
@@ -82,7 +82,9 @@ def _slots_held(run: JudgeRun) -> bool:
 
 
 def judge_run_cancel(*, run: JudgeRun, user=None) -> None:
-    """Stop the run: tasks not yet done are cancelled; finished verdicts are kept."""
+    """Stop the run: tasks not yet done are cancelled; finished verdicts are kept. A call
+    in flight is recorded as an abandoned attempt, its prompt tokens estimated: the
+    endpoint got it, so it counts in the run's calls and cost."""
     with transaction.atomic():
         if (
             JudgeRun.objects.filter(pk=run.pk)
@@ -90,6 +92,15 @@ def judge_run_cancel(*, run: JudgeRun, user=None) -> None:
             .update(status=S.CANCELLED, finished=timezone.now())
         ):
             run_audit(run, audit_actions.RUN_CANCELLED, user)
+        calls_abandoned(
+            JudgeTask.objects.filter(
+                run=run,
+                status=JudgeTask.Status.RUNNING,
+                call_number__gt=0,
+                call_number=F("attempts"),
+            ),
+            budget_kept=True,
+        )
         JudgeTask.objects.filter(
             run=run, status__in=[JudgeTask.Status.PENDING, JudgeTask.Status.RUNNING]
         ).update(status=JudgeTask.Status.CANCELLED, last_error="cancelled", lease_token="")

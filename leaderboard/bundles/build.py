@@ -23,11 +23,13 @@ from config.version import CONCORD_VERSION
 from judging.models import JudgeTask, Verdict
 from leaderboard.bundles import layout
 from leaderboard.bundles.archive import archive_write, code_commit
+from leaderboard.bundles.calibration import calibration_record
 from leaderboard.bundles.calls import judge_calls
 from leaderboard.bundles.citation import bundle_hash_store
 from leaderboard.bundles.frame import frame_files
+from leaderboard.bundles.guidance import guidance_digests, guidance_record
 from leaderboard.bundles.keys import signing_key_current
-from leaderboard.bundles.records import policy_as_of, response_lines, runs_record
+from leaderboard.bundles.records import board_csv, policy_as_of, response_lines, runs_record
 from leaderboard.bundles.verify_evaluation import evaluation_units
 from leaderboard.models import GateEvaluation, LeaderboardSnapshot
 from leaderboard.selectors.agreement import rater_pseudonyms, round_tasks
@@ -42,41 +44,6 @@ def _judge_version(version) -> dict:
         "created": version.created.isoformat(),
         "settings": version.settings(),
     }
-
-
-def _board_csv(rows: list[dict]) -> bytes:
-    abilities = list(dict.fromkeys(label for row in rows for label in row.get("abilities", {})))
-    header = [
-        "system",
-        "kind",
-        "overall",
-        "overall_95_low",
-        "overall_95_high",
-        "normal",
-        "hard",
-        "relative_decline",
-        "cases_scored",
-        "cases_failed",
-        *(f"ability:{label}" for label in abilities),
-    ]
-
-    def cell(value):
-        return "" if value is None else repr(value) if isinstance(value, float) else value
-
-    lines = [
-        [
-            row["system"],
-            row["kind"],
-            *(cell(row.get(name)) for name in ("overall",)),
-            *(cell(v) for v in (row.get("overall_95") or [None, None])),
-            *(cell(row.get(name)) for name in ("normal", "hard", "relative_decline")),
-            row.get("cases_scored"),
-            row.get("cases_failed"),
-            *(cell(row.get("abilities", {}).get(label)) for label in abilities),
-        ]
-        for row in rows
-    ]
-    return layout.csv_bytes(header, lines)
 
 
 def _hits_by_task(task_ids) -> dict[int, list[bool]]:
@@ -254,14 +221,15 @@ def _pdf(evaluation: GateEvaluation, files: dict, prefix: str, rubrics, taxonomy
     return agreement_pdf_bytes(evaluation.report, ident=ident, systems=system_hit_rates(units))
 
 
-def bundle_files(snapshot: LeaderboardSnapshot) -> dict[str, bytes]:
+def bundle_files(snapshot: LeaderboardSnapshot, *, lean: bool = False) -> dict[str, bytes]:
     """Every file of the bundle but the manifest, by name (the PDF in the site's language,
-    so the same snapshot always gives the same files)."""
+    so the same snapshot always gives the same files); `lean`: without the response texts
+    and the judge's calls (`layout.LEAN_FILES`)."""
     with translation.override(settings.LANGUAGE_CODE):
-        return _bundle_files(snapshot)
+        return _bundle_files(snapshot, lean=lean)
 
 
-def _bundle_files(snapshot: LeaderboardSnapshot) -> dict[str, bytes]:
+def _bundle_files(snapshot: LeaderboardSnapshot, *, lean: bool) -> dict[str, bytes]:
     evaluation = snapshot.gate
     runs = tuple(snapshot.runs.select_related("judge_version__config").order_by("-pk"))
     board = BoardRuns(benchmark=snapshot.benchmark, runs=runs, chosen_by="runs")
@@ -332,32 +300,51 @@ def _bundle_files(snapshot: LeaderboardSnapshot) -> dict[str, bytes]:
                     "rows": snapshot.rows,
                 }
             ),
-            layout.BOARD_CSV: _board_csv(snapshot.rows),
+            layout.BOARD_CSV: board_csv(snapshot.rows),
             layout.JUDGE_VERSION: layout.json_bytes(_judge_version(snapshot.judge_version)),
             layout.RUBRICS: layout.jsonl_bytes(rubric_lines),
             layout.TAXONOMY: layout.json_bytes(taxonomy),
             layout.VERDICTS: layout.jsonl_bytes(board_verdicts),
-            layout.RESPONSES: layout.jsonl_bytes(response_lines(board_tasks, evaluation.round)),
             layout.RUNS: layout.json_bytes(runs_record(runs, evaluation)),
-            layout.JUDGE_CALLS: layout.jsonl_bytes(judge_calls(judged)),
+            **_expert_files(snapshot, [evaluation, *history]),
         }
     )
+    if not lean:
+        files[layout.RESPONSES] = layout.jsonl_bytes(response_lines(board_tasks, evaluation.round))
+        files[layout.JUDGE_CALLS] = layout.jsonl_bytes(judge_calls(judged))
     return files
 
 
+def _expert_files(snapshot: LeaderboardSnapshot, evaluations: list) -> dict[str, bytes]:
+    """What the raters read while they voted, and their calibration results."""
+    windows = {e.pk: (e.round.created, e.created) for e in evaluations}
+    names: dict[int, str] = {}
+    for e in evaluations:
+        names.update(rater_pseudonyms(round_=e.round))
+    return {
+        layout.GUIDANCE: layout.json_bytes(
+            guidance_record(snapshot.benchmark, windows, snapshot.created)
+        ),
+        layout.CALIBRATION: layout.json_bytes(
+            calibration_record(snapshot.benchmark, names, snapshot.created)
+        ),
+    }
+
+
 LEFT_OUT = (
-    "the guidelines, FAQ and worked examples as the experts saw them",
-    "the experts' calibration results",
     "evaluations of the judge version recorded after the board was published (the site and "
     "the API mark a board that a later failure superseded)",
 )
 
 
-def bundle_write(snapshot: LeaderboardSnapshot, out: IO[bytes], *, sign: bool = True) -> dict:
+def bundle_write(
+    snapshot: LeaderboardSnapshot, out: IO[bytes], *, sign: bool = True, lean: bool = False
+) -> dict:
     """Write the snapshot's bundle as a zip file to `out`, signed with the installation's
     current key unless `sign` is off; returns its manifest. The same snapshot gives the same
-    files (the PDF in the site's language), so the bundle's hash can be cited."""
-    files = bundle_files(snapshot)
+    files (the PDF in the site's language), so the bundle's hash can be cited: the full
+    bundle's, which a `lean` one (without the re-judging material) does not replace."""
+    files = bundle_files(snapshot, lean=lean)
     manifest = archive_write(
         out,
         files,
@@ -370,9 +357,13 @@ def bundle_write(snapshot: LeaderboardSnapshot, out: IO[bytes], *, sign: bool = 
             "language": settings.LANGUAGE_CODE,
             # What an auditor or a re-judging lab would look for and this bundle does not
             # carry yet: said, never silently missing.
-            "left_out": list(LEFT_OUT),
+            "left_out": [*LEFT_OUT, *([layout.LEAN_LEFT_OUT] if lean else [])],
+            "lean": lean,
+            # Each guidance version's SHA-256, which verify_bundle checks its texts against.
+            "guidance": guidance_digests(json.loads(files[layout.GUIDANCE])),
         },
         key=signing_key_current() if sign else None,
     )
-    bundle_hash_store(snapshot_id=snapshot.pk, value=manifest["bundle_sha256"])
+    if not lean:
+        bundle_hash_store(snapshot_id=snapshot.pk, value=manifest["bundle_sha256"])
     return manifest

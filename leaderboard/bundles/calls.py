@@ -54,3 +54,40 @@ def judge_calls(task_ids) -> list[dict]:
             }
         )
     return rows
+
+
+def abandoned_calls(run_ids) -> list[dict]:
+    """The calls of the runs that were sent but never answered (a lane stopped, a process
+    was killed, the run was cancelled): each with its task's status and the prompt tokens
+    estimated from its request, which the run's cost counts."""
+    return [
+        {
+            "run": run,
+            "question_id": qid,
+            "system": system,
+            "attempt": number,
+            "outcome": JudgeAttempt.Outcome.ABANDONED.value,
+            "task_status": status,
+            "prompt_tokens": prompt,
+            "completion_tokens": completion,
+            "tokens_estimated": estimated,
+            "latency_ms": latency,
+        }
+        for run, qid, system, number, status, prompt, completion, estimated, latency in (
+            JudgeAttempt.objects.filter(
+                task__run_id__in=list(run_ids), outcome=JudgeAttempt.Outcome.ABANDONED
+            )
+            .order_by("task__run_id", "task__case__position", "task__system__name", "number")
+            .values_list(
+                "task__run_id",
+                "task__case__external_id",
+                "task__system__name",
+                "number",
+                "task__status",
+                "prompt_tokens",
+                "completion_tokens",
+                "tokens_estimated",
+                "latency_ms",
+            )
+        )
+    ]

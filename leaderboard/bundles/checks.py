@@ -25,6 +25,8 @@ SEQUENTIAL = "sequential"  # the sequential block recomputed in hand-out order
 GATE_HISTORY = "gate_history"  # the evaluated round's tallies in the gate's history
 SAMPLE = "sample"  # the sample and hand-out order re-derived from the frame and the seed
 GATE_DECISION = "gate_decision"  # pass or fail recomputed under the recorded rule
+GUIDANCE = "guidance"  # the guidance the experts read hashes to the manifest's digests
+CALIBRATION = "calibration"  # each rater's calibration agreement and pass recomputed
 
 ORDER = (
     FILES,
@@ -45,6 +47,8 @@ ORDER = (
     SEQUENTIAL,
     GATE_HISTORY,
     GATE_DECISION,
+    GUIDANCE,
+    CALIBRATION,
 )
 
 PASS, FAIL, SKIPPED = "pass", "fail", "skipped"

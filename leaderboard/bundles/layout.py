@@ -11,7 +11,9 @@ from dataclasses import dataclass
 FORMAT = "concord-evidence-bundle"
 # 2: items carry their hand-out rank, evaluations the round's raters per item and the
 # rubrics' digests, the board its gate policy; response texts; an optional signature.
-VERSION = 2
+# 3: the guidance the experts read while they voted (its digests in the manifest) and the
+# raters' calibration results.
+VERSION = 3
 
 MANIFEST = "manifest.json"
 BOARD_JSON = "board.json"
@@ -23,6 +25,16 @@ VERDICTS = "verdicts.jsonl"  # the board's verdicts
 RESPONSES = "responses.jsonl"  # the text of every response judged or rated
 JUDGE_CALLS = "judge_calls.jsonl"  # per task an LLM judged: request, raw reply (bundles.calls)
 RUNS = "runs.json"  # the runs read: settings as started, output mode, the probes' records
+# What `bundle --lean` leaves out, as its manifest's `left_out` says (verify_bundle skips the
+# judge-call check of a bundle that says so, and fails one that lacks these files without).
+LEAN_FILES = (RESPONSES, JUDGE_CALLS)
+LEAN_LEFT_OUT = (
+    "the response texts, the exact messages sent to the judge and its raw replies "
+    "(responses.jsonl, judge_calls.jsonl): a lean bundle, written with --lean; re-judging "
+    "needs the full bundle"
+)
+GUIDANCE = "guidance.json"  # guidelines, FAQ and worked examples as the experts read them
+CALIBRATION = "calibration.json"  # the bundled raters' results on reference items
 SIGNATURE = "signature.json"  # the manifest's signature (not listed in the manifest)
 EVALUATION_DIR = "evaluations/{id}/"
 EVALUATION = "evaluation.json"

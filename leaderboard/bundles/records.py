@@ -1,6 +1,6 @@
-"""Records the bundle carries beside the evidence proper: the response texts, the runs
-with the settings they started with and the structured-output probes, and the gate policy
-as it stood at publication."""
+"""Records the bundle carries beside the evidence proper: the board as a table, the response
+texts, the runs with the settings they started with and the structured-output probes, and
+the gate policy as it stood at publication."""
 
 from django.db.models import Q
 
@@ -9,6 +9,8 @@ from core.models import AuditEvent
 from judging.models import OutputProbe
 from judging.selectors.provider import provider_models
 from leaderboard import audit_actions
+from leaderboard.bundles import layout
+from leaderboard.bundles.calls import abandoned_calls
 from leaderboard.models import GateEvaluation, GatePolicy
 
 
@@ -26,11 +28,14 @@ def response_lines(tasks, round_) -> list[dict]:
 
 def runs_record(runs, evaluation: GateEvaluation) -> dict:
     """The runs the board and the evaluation read, each with the settings it started with
-    (its structured-output mode and the probe's usage among them), and the structured-output
-    probes of their judge versions."""
+    (its structured-output mode and the probe's usage among them) and its abandoned calls,
+    and the structured-output probes of their judge versions."""
     every = {run.pk: run for run in runs} | {run.pk: run for run in evaluation.runs.all()}
     versions = {run.judge_version_id for run in every.values()}
     probes = OutputProbe.objects.filter(judge_version_id__in=versions).order_by("probed", "pk")
+    abandoned: dict[int, list] = {pk: [] for pk in every}
+    for call in abandoned_calls(list(every)):
+        abandoned[call["run"]].append(call)
     return {
         "runs": [
             {
@@ -41,6 +46,8 @@ def runs_record(runs, evaluation: GateEvaluation) -> dict:
                 "finished": run.finished.isoformat() if run.finished else None,
                 "settings": run.settings_snapshot,
                 "provider_models": provider_models(run.pk),
+                # Calls sent but never answered (a stopped lane, a cancel): counted in cost.
+                "abandoned_calls": abandoned[run.pk],
             }
             for _pk, run in sorted(every.items())
         ],
@@ -79,3 +86,39 @@ def policy_as_of(benchmark, when) -> dict:
             "allow_rubric_changes": policy.allow_rubric_changes,
         }
     return {**state, "as_of": when.isoformat()}
+
+
+def board_csv(rows: list[dict]) -> bytes:
+    """The published rows as a table, at full precision."""
+    abilities = list(dict.fromkeys(label for row in rows for label in row.get("abilities", {})))
+    header = [
+        "system",
+        "kind",
+        "overall",
+        "overall_95_low",
+        "overall_95_high",
+        "normal",
+        "hard",
+        "relative_decline",
+        "cases_scored",
+        "cases_failed",
+        *(f"ability:{label}" for label in abilities),
+    ]
+
+    def cell(value):
+        return "" if value is None else repr(value) if isinstance(value, float) else value
+
+    lines = [
+        [
+            row["system"],
+            row["kind"],
+            *(cell(row.get(name)) for name in ("overall",)),
+            *(cell(v) for v in (row.get("overall_95") or [None, None])),
+            *(cell(row.get(name)) for name in ("normal", "hard", "relative_decline")),
+            row.get("cases_scored"),
+            row.get("cases_failed"),
+            *(cell(row.get("abilities", {}).get(label)) for label in abilities),
+        ]
+        for row in rows
+    ]
+    return layout.csv_bytes(header, lines)

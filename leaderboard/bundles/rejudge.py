@@ -40,6 +40,11 @@ def rejudge(
             f"the bundle fails {', '.join(sorted(broken))}: its recorded calls cannot be trusted"
         )
     with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        if layout.JUDGE_CALLS not in archive.namelist():
+            raise RejudgeRefused(
+                "the bundle holds no judge calls: it is lean (written with --lean) or older "
+                "than the calls; re-judge from the full bundle"
+            )
         calls = list(layout.read_jsonl(archive.read(layout.JUDGE_CALLS)))
         runs = {r["id"]: r["settings"] for r in json.loads(archive.read(layout.RUNS))["runs"]}
     if not calls:

@@ -26,6 +26,7 @@ from leaderboard.bundles.signing import signature_problem
 from leaderboard.bundles.verify_board import check_board
 from leaderboard.bundles.verify_calls import check_calls
 from leaderboard.bundles.verify_evaluation import check_evaluation, evaluation_units
+from leaderboard.bundles.verify_experts import check_calibration, check_guidance
 from leaderboard.bundles.verify_provenance import (
     check_gate_evaluations,
     check_policy,
@@ -116,7 +117,7 @@ def _readable(step, file: str, result: Verification) -> bool:
     return True
 
 
-def _check_contents(files: dict[str, bytes], result: Verification) -> None:
+def _check_contents(files: dict[str, bytes], manifest: dict, result: Verification) -> None:
     state: dict = {}
 
     def load() -> None:
@@ -144,7 +145,7 @@ def _check_contents(files: dict[str, bytes], result: Verification) -> None:
     _readable(
         lambda: check_rubrics(files, rubrics, board, evaluations, result), layout.RUBRICS, result
     )
-    _readable(lambda: check_calls(files, rubrics, result), layout.JUDGE_CALLS, result)
+    _readable(lambda: check_calls(files, rubrics, result, manifest), layout.JUDGE_CALLS, result)
     _readable(lambda: check_board(files, rubrics, taxonomy, result), layout.VERDICTS, result)
     _readable(lambda: check_policy(files, board, evaluations, result), layout.BOARD_JSON, result)
     for evaluation_id in evaluations:
@@ -155,6 +156,8 @@ def _check_contents(files: dict[str, bytes], result: Verification) -> None:
             result,
         )
         _readable(lambda prefix=prefix: check_sample(files, prefix, result), prefix, result)
+    _readable(lambda: check_guidance(files, manifest, result), layout.GUIDANCE, result)
+    _readable(lambda: check_calibration(files, manifest, result), layout.CALIBRATION, result)
 
 
 def verify_bundle(source: str | IO[bytes], *, keys: dict | None = None) -> Verification:
@@ -174,6 +177,6 @@ def verify_bundle(source: str | IO[bytes], *, keys: dict | None = None) -> Verif
         _signature(archive, raw, manifest, keys, result)
         files = _files(archive, manifest, result)
         if files:
-            _check_contents(files, result)
+            _check_contents(files, manifest, result)
         result.bundle_sha256 = manifest.get("bundle_sha256")
     return result

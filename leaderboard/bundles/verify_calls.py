@@ -10,6 +10,9 @@ from judging.replies import ReplyInvalid, parse_reply
 from leaderboard.bundles import layout
 from leaderboard.bundles.checks import JUDGE_CALLS, Verification
 
+# Bundles of this format version on carry the response texts and the calls, or say why not.
+LEAN_SINCE_VERSION = 3
+
 
 def _sampling(settings: dict) -> dict:
     """The settings a call's hash covers, as the run's lanes build them."""
@@ -21,8 +24,31 @@ def _sampling(settings: dict) -> dict:
     }
 
 
-def check_calls(files: dict[str, bytes], rubrics: dict, result: Verification) -> None:
-    if layout.JUDGE_CALLS not in files:
+def _lean(files: dict[str, bytes], manifest: dict, result: Verification) -> bool:
+    """A bundle without the judge's calls or the response texts: skipped when its manifest
+    says it left them out (`bundle --lean`), failed otherwise. Bundles made before the calls
+    were carried (format 2 and older, without the files) are skipped as such."""
+    missing = [name for name in layout.LEAN_FILES if name not in files]
+    if not missing:
+        return False
+    if manifest.get("lean") is True and layout.LEAN_LEFT_OUT in (manifest.get("left_out") or []):
+        result.skip(JUDGE_CALLS, "the bundle is lean: " + layout.LEAN_LEFT_OUT)
+    elif manifest.get("version", 0) < LEAN_SINCE_VERSION:
+        result.skip(JUDGE_CALLS, "the bundle was made before the judge's calls were carried")
+    else:
+        for name in missing:
+            result.fail(
+                JUDGE_CALLS,
+                name,
+                "missing, and the manifest does not say it was left out (a lean bundle)",
+            )
+    return True
+
+
+def check_calls(
+    files: dict[str, bytes], rubrics: dict, result: Verification, manifest: dict
+) -> None:
+    if _lean(files, manifest, result):
         return
     where = layout.JUDGE_CALLS
     runs = {run["id"]: run["settings"] for run in json.loads(files[layout.RUNS])["runs"]}

@@ -76,6 +76,8 @@ def test_the_demo_bundle_holds_what_it_claims(bundle, tmp_path, capsys):
         "responses.jsonl",
         "runs.json",
         "judge_calls.jsonl",
+        "guidance.json",
+        "calibration.json",
         "signature.json",
         *(prefix + f for f in ("evaluation.json", "report.json", "report.pdf")),
         *(prefix + f for f in ("items.csv", "votes.csv", "verdicts.jsonl", "frame.csv")),
@@ -98,12 +100,16 @@ def test_the_demo_bundle_holds_what_it_claims(bundle, tmp_path, capsys):
         "sequential",
         "gate_history",
         "gate_decision",
+        "guidance",
+        "calibration",
     }
     path = tmp_path / "b.zip"
     path.write_bytes(data)
     capsys.readouterr()
     call_command("verify_bundle", str(path), "--json")
     assert json.loads(capsys.readouterr().out)["ok"] is True
+    runs = json.loads(zipfile.ZipFile(io.BytesIO(data)).read("runs.json"))["runs"]
+    assert runs and all(run["abandoned_calls"] == [] for run in runs)  # imported: no calls
     board = json.loads(zipfile.ZipFile(io.BytesIO(data)).read("board.json"))
     assert board["rows"] == snapshot.rows  # at full precision
 

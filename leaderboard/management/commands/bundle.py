@@ -12,9 +12,15 @@ class Command(BaseCommand):
     def add_arguments(self, parser) -> None:
         parser.add_argument("snapshot", type=int, help="the published leaderboard's id")
         parser.add_argument("path")
+        parser.add_argument(
+            "--lean",
+            action="store_true",
+            help="leave out the response texts, the messages sent to the judge and its raw "
+            "replies (the manifest says so); everything else is still checked",
+        )
 
     @no_translations
-    def handle(self, *args, snapshot, path, **opts) -> None:
+    def handle(self, *args, snapshot, path, lean=False, **opts) -> None:
         found = LeaderboardSnapshot.objects.filter(pk=snapshot).first()
         if found is None:
             raise CommandError(f"no published leaderboard {snapshot}")
@@ -22,7 +28,7 @@ class Command(BaseCommand):
         partial = target.with_name(target.name + ".partial")
         try:
             with partial.open("wb") as out:
-                bundle_write(found, out)
+                bundle_write(found, out, lean=lean)
             partial.replace(target)
         except OSError as exc:
             partial.unlink(missing_ok=True)

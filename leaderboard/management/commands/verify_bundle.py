@@ -32,7 +32,9 @@ class Command(BaseCommand):
         "its manifest, and, with --key, the manifest's signature; then the settings "
         "fingerprint, the judge's identity, the rubrics, the scores, and for each gate "
         "evaluation the agreement, breakdowns, sequential block, raters per item, threshold "
-        "floor, policy and decision, recomputed. Exits non-zero, naming the failed checks."
+        "floor, policy and decision, recomputed; the guidance the experts read against the "
+        "manifest's digests, and the raters' calibration results recomputed. Exits non-zero, "
+        "naming the failed checks."
     )
     requires_system_checks: list = []
 

@@ -1,6 +1,6 @@
-"""Calls abandoned mid-flight (a second Ctrl-C, a killed process) count in the run's calls
-and cost, their prompt tokens estimated from the request; tasks claimed but never called
-do not."""
+"""Calls abandoned mid-flight (a second Ctrl-C, a killed process, a cancelled run) count in
+the run's calls and cost, their prompt tokens estimated from the request, and a bundle of
+the run records them; tasks claimed but never called do not count."""
 
 import os
 import signal
@@ -13,6 +13,8 @@ from django.utils import timezone
 from judging.management.commands._watch import summary_of
 from judging.models import JudgeAttempt, JudgeLane, JudgeRun, JudgeTask
 from judging.services.claims import tasks_claim
+from judging.services.run_control import judge_run_cancel
+from leaderboard.bundles.calls import abandoned_calls
 from tests.judging.commands.test_interrupt_and_resume import _interrupt, _judge, _stop
 from tests.judging.workers import wait_for
 
@@ -89,3 +91,28 @@ def test_a_killed_process_leaves_its_calls_counted_when_their_leases_are_taken_b
     numbers = JudgeAttempt.objects.filter(task__run=run).values_list("task", "number")
     for task_id, number in numbers:
         assert JudgeTask.objects.get(pk=task_id).attempts == number + 1  # the next attempt
+
+
+def test_a_run_cancelled_with_calls_in_flight_counts_them_and_its_bundle_records_them(
+    judged_benchmark, simulator
+):
+    simulator.configure(latency_ms=20000)
+    process = _judge(simulator, "--timeout", "60")
+    try:
+        _two_calls_in_flight(simulator, process)
+        run = JudgeRun.objects.get()
+        judge_run_cancel(run=run)
+    finally:
+        _stop(process)
+    run.refresh_from_db()
+    assert run.status == "cancelled"
+    assert not JudgeTask.objects.filter(run=run, status="running").exists()
+    _assert_two_abandoned(run, simulator)
+    rows = abandoned_calls([run.pk])
+    called = JudgeTask.objects.filter(run=run, prompt_tokens__gt=0).select_related("case", "system")
+    assert sorted((r["question_id"], r["system"]) for r in rows) == sorted(
+        (task.case.external_id, task.system.name) for task in called
+    )
+    assert all(r["run"] == run.pk for r in rows)
+    assert all(r["outcome"] == "abandoned" and r["task_status"] == "cancelled" for r in rows)
+    assert all(r["prompt_tokens"] > 0 and r["tokens_estimated"] for r in rows)
