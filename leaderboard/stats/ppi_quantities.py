@@ -108,11 +108,15 @@ def _arrays(scored: Sequence[_Scored], value: Callable[[CaseScores], float]) -> 
             out.keys.append(item.case_id)
             out.y.append(value(item.experts))
             out.yhat.append(value(item.judge))
+    # Weights only when every response's chance is known: half a weighting is none.
+    chances = [item.probability for item in scored]
+    if not chances or any(p is None for p in chances):
+        return out
     labelled = [item.probability for item in scored if item.experts is not None]
     others = [item.probability for item in scored if item.experts is None]
-    if labelled and all(p is not None and 0 < p <= 1 for p in labelled):
+    if labelled and all(0 < p <= 1 for p in labelled):
         out = replace(out, w=[1.0 / p for p in labelled])
-    if others and all(p is not None and 0 <= p < 1 for p in others):
+    if others and all(0 <= p < 1 for p in others):
         out = replace(out, w_unlabelled=[1.0 / (1.0 - p) for p in others])
     return out
 
