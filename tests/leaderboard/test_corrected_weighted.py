@@ -5,7 +5,6 @@ says which design it used and whether weights entered."""
 import json
 
 import pytest
-from django.core.management import call_command
 
 from annotation.models import ReviewItem, ReviewRound
 from leaderboard.corrected.inputs import design_probabilities

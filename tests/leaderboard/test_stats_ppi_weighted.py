@@ -35,9 +35,7 @@ def test_weighted_estimate_interval_and_lambda_equal_ppi_py(seed, n, big_n, nois
     low, high = ppi_py.ppi_mean_ci(y, yhat, yhat_u, alpha=0.05, w=w, w_unlabeled=w_u)
     assert fit.interval() == pytest.approx((float(low[0]), float(high[0])), abs=TOL, rel=0)
     # The same interval with lambda fixed at ours: lambda is the reference's too.
-    low, high = ppi_py.ppi_mean_ci(
-        y, yhat, yhat_u, alpha=0.05, lam=fit.lam, w=w, w_unlabeled=w_u
-    )
+    low, high = ppi_py.ppi_mean_ci(y, yhat, yhat_u, alpha=0.05, lam=fit.lam, w=w, w_unlabeled=w_u)
     assert fit.interval() == pytest.approx((float(low[0]), float(high[0])), abs=TOL, rel=0)
     # Weights that differ change the estimate: they are used, not dropped.
     plain = ppi_mean(y=y, yhat=yhat, yhat_unlabelled=yhat_u)
@@ -63,9 +61,7 @@ def test_weights_that_do_not_fit_are_refused():
     with pytest.raises(ValueError, match="weight"):
         ppi_mean(y=[1.0] * 12, yhat=[1.0] * 12, yhat_unlabelled=[2.0], w=[1.0] * 11)
     with pytest.raises(ValueError, match="weight"):
-        ppi_mean(
-            y=[1.0] * 12, yhat=[1.0] * 12, yhat_unlabelled=[2.0], w_unlabelled=[float("inf")]
-        )
+        ppi_mean(y=[1.0] * 12, yhat=[1.0] * 12, yhat_unlabelled=[2.0], w_unlabelled=[float("inf")])
     with pytest.raises(ValueError, match="weight"):
         ppi_mean(y=[1.0] * 12, yhat=[1.0] * 12, yhat_unlabelled=[2.0], w=[0.0] + [1.0] * 11)
 
@@ -73,9 +69,8 @@ def test_weights_that_do_not_fit_are_refused():
 def test_a_systems_scores_weigh_each_response_by_its_chance_of_being_drawn():
     from dataclasses import replace
 
-    from tests.leaderboard.test_stats_ppi_quantities import _system
-
     from leaderboard.stats.ppi_quantities import system_quantities
+    from tests.leaderboard.test_stats_ppi_quantities import _system
 
     pairs, _experts = _system(3, cases=90, labelled=40)
     rng = np.random.default_rng(5)
