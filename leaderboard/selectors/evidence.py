@@ -237,8 +237,13 @@ def agreement_evidence(
     ranks = dict(
         ReviewItem.objects.filter(round=round_).values_list("response_id", "hand_out_rank")
     )
+    sampling, weights = sampling_weights(round_=round_, units=evidence.units)
     sequential = sequential_block(
-        evidence.units, ranks, raters_per_item=round_.raters_per_item, threshold=gate_threshold
+        evidence.units,
+        ranks,
+        raters_per_item=round_.raters_per_item,
+        threshold=gate_threshold,
+        weights=weights,
     )
     version = evidence.judge_version
     history = (
@@ -246,7 +251,6 @@ def agreement_evidence(
         if version is not None
         else [tallies_of(round_=round_, units=evidence.units, ranks=ranks)]
     )
-    sampling, weights = sampling_weights(round_=round_, units=evidence.units)
     evidence.report = agreement_report(
         evidence.units,
         weights=weights,
