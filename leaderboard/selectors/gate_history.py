@@ -55,7 +55,17 @@ def tallies_of(*, round_: ReviewRound, units: Sequence[Unit], ranks=None) -> Rou
         name=round_.name,
         raters_per_item=round_.raters_per_item,
         raters_read_verdicts=round_raters_read_verdicts(round_=round_),
+        unequal_chances=round_unequal_chances(round_=round_),
     )
+
+
+def round_unequal_chances(*, round_: ReviewRound) -> bool:
+    """Whether the round's items were drawn with recorded, unequal chances: the weights
+    the agreement report applies (selectors.agreement.sampling_weights) differ. One query."""
+    chances = set(
+        ReviewItem.objects.filter(round=round_).values_list("inclusion_probability", flat=True)
+    )
+    return None not in chances and len(chances) > 1
 
 
 def _earlier_rounds(round_: ReviewRound):
