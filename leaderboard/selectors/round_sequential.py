@@ -101,7 +101,8 @@ def round_sequential(*, round_: ReviewRound, judge: str = "") -> RoundSequential
         }
     state = with_savings(state, round_=round_)
     chart = None
-    if state.get("decision") is not None:
+    # A refused test has no path, even where a decision was recorded before the refusal.
+    if state.get("decision") is not None and "path" in state:
         chart = sequence_chart(
             state["path"],
             threshold=state["threshold"],

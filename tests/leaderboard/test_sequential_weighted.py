@@ -101,3 +101,23 @@ def test_a_rounds_tallies_know_its_chances(data):  # noqa: F811
         item.inclusion_probability = chance
     ReviewItem.objects.bulk_update(items, ["inclusion_probability"])
     assert tallies_of(round_=round_, units=units).unequal_chances is True
+
+
+@pytest.mark.django_db
+def test_the_rounds_sequential_card_says_why_it_does_not_bet(data):  # noqa: F811
+    from django.urls import reverse
+
+    from accounts.roles import RESEARCHER
+    from accounts.services import user_create_with_role
+    from tests.conftest import client_for
+
+    round_, _run = data
+    items = list(ReviewItem.objects.filter(round=round_).order_by("pk"))
+    for item, chance in zip(items, (0.5, 0.25), strict=True):
+        item.inclusion_probability = chance
+    ReviewItem.objects.bulk_update(items, ["inclusion_probability"])
+    client = client_for(user_create_with_role(username="r", password="x-pass-12", role=RESEARCHER))
+    with translation.override("en"):
+        page = client.get(reverse("round-sequential", args=[round_.pk]))
+    assert page.status_code == 200
+    assert "drawn with unequal chances" in page.content.decode()
