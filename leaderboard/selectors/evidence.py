@@ -246,10 +246,18 @@ def agreement_evidence(
         weights=weights,
     )
     version = evidence.judge_version
+    # The weights just read say whether the chances differ: no query again for it.
+    unequal = weights is not None and len(set(weights)) > 1
     history = (
-        version_history(version=version, round_=round_, units=evidence.units, ranks=ranks)
+        version_history(
+            version=version,
+            round_=round_,
+            units=evidence.units,
+            ranks=ranks,
+            unequal_chances=unequal,
+        )
         if version is not None
-        else [tallies_of(round_=round_, units=evidence.units, ranks=ranks)]
+        else [tallies_of(round_=round_, units=evidence.units, ranks=ranks, unequal_chances=unequal)]
     )
     evidence.report = agreement_report(
         evidence.units,
