@@ -34,6 +34,7 @@ from leaderboard.stats import (
 from leaderboard.stats.chance_floor import chance_lower_bound
 from leaderboard.stats.reasons import NO_JUDGED_UNITS
 from leaderboard.stats.threshold import AGREEMENT_GATE
+from leaderboard.stats.weighted_share import WeightedShare, weighted_share_interval
 
 
 class Unit(NamedTuple):
@@ -195,10 +196,11 @@ def agreement_report(
     point = stat_value(percent_agreement(judge, human), undefined, "percent_agreement")
     weighted = _weighted_share(weights, len(units), rows, agreeing) if weights is not None else None
     unweighted = point
+    judged = [units[row] for row in rows.tolist()]
+    spread = _weighted_interval(weights, rows, agreeing, judged) if weights is not None else None
     if weighted is not None:
         point = weighted
     wilson = interval_value(wilson_interval(agree, n), undefined, "wilson_95")
-    judged = [units[row] for row in rows.tolist()]
     boot = (
         cluster_bootstrap_agreement(
             agreeing,
@@ -268,6 +270,13 @@ def agreement_report(
             "gate_weighted": False,
             "percent_agreement_unweighted": unweighted,
         }
+        if spread is not None:
+            # The weighted share's own interval: the Wilson and bootstrap ones describe the
+            # plain share, which the gate reads.
+            report["weighted_95"] = None if spread.low is None else [spread.low, spread.high]
+            if spread.low is None:
+                undefined["weighted_95"] = spread.reason
+            report["sampling"]["weighted_interval"] = spread.as_dict()
     if sequential is not None:
         report["sequential"] = sequential
     # The gate stays on the plain share: the sequential test and the gate over a judge
@@ -320,6 +329,17 @@ def _weighted_share(
     w = w[rows]
     w = w / w.min()
     return float(np.sum(w[agreeing]) / np.sum(w))
+
+
+def _weighted_interval(
+    weights: Sequence[float], rows: np.ndarray, agreeing: np.ndarray, judged: list[Unit]
+) -> WeightedShare | None:
+    """The weighted share's interval on the judged `rows`, or None when their weights are
+    all equal (the plain Wilson and bootstrap intervals are then the weighted share's)."""
+    w = np.asarray(weights, dtype=float)[rows]
+    if not w.size or np.all(w == w[0]):
+        return None
+    return weighted_share_interval(agreeing, w, [unit.case for unit in judged])
 
 
 def _breakdown(groups: list[str], agreeing: np.ndarray, undefined: dict, name: str) -> dict:

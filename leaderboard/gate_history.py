@@ -10,6 +10,8 @@ that no round resets (no Django here).
 - The sequential rule runs one betting process over the rounds in opening order, each
   round contributing its settled prefix in hand-out order, so the wealth carries from round
   to round: a failure, once reached, stays, and a new round cannot shop for a pass.
+- The sequential rule refuses evidence holding a round whose responses were drawn with
+  unequal chances (leaderboard.sequential_evidence says why); the fixed rules read it.
 - Any round whose raters per item are below the policy's minimum, or whose raters could
   read the judge's verdicts, makes the evidence unusable: the refusal names it.
 """
@@ -23,6 +25,7 @@ from leaderboard.gate_refusals import (
     RATER_READS_VERDICTS,
     ROUND_INCOMPLETE,
     TOO_FEW_RATERS,
+    UNEQUAL_CHANCES,
 )
 from leaderboard.item_tallies import item_tallies
 from leaderboard.stats.fixed_gate import clustered_bound
@@ -43,6 +46,7 @@ class RoundTallies:
     per_item: tuple[tuple[int, int, bool], ...]
     most_units: int  # the most criteria of any item (the sequential scale)
     raters_read_verdicts: bool = False
+    unequal_chances: bool = False  # its responses were drawn with unequal chances
 
     @property
     def complete(self) -> bool:
@@ -71,6 +75,8 @@ class RoundTallies:
             "most_units": self.most_units,
             "raters_read_verdicts": self.raters_read_verdicts,
             "per_item": [list(each) for each in self.per_item],
+            # Only when set, so rounds stored before it read the same.
+            **({"unequal_chances": True} if self.unequal_chances else {}),
         }
 
     @classmethod
@@ -82,6 +88,7 @@ class RoundTallies:
             per_item=tuple((int(a), int(m), bool(s)) for a, m, s in data["per_item"]),
             most_units=int(data["most_units"]),
             raters_read_verdicts=bool(data.get("raters_read_verdicts", False)),
+            unequal_chances=bool(data.get("unequal_chances", False)),
         )
 
 
@@ -93,6 +100,7 @@ def round_tallies(
     name: str,
     raters_per_item: int,
     raters_read_verdicts: bool = False,
+    unequal_chances: bool = False,
 ) -> RoundTallies:
     """A round's tallies from its agreement units (leaderboard.agreement.Unit) and each
     response's hand-out rank. Units without a judge verdict or a majority count in neither
@@ -105,6 +113,7 @@ def round_tallies(
         per_item=tuple((item.agree, item.units, item.settled) for item in items),
         most_units=most,
         raters_read_verdicts=raters_read_verdicts,
+        unequal_chances=unequal_chances,
     )
 
 
@@ -179,6 +188,10 @@ def history_gate(
         raise ValueError("the history needs at least the round being evaluated")
     current = rounds[-1]
     refusal = _refusal(current, rule, min_raters)
+    unequal = [r.name for r in rounds if r.unequal_chances and _usable(r, min_raters)]
+    extra = {}
+    if rule == SEQUENTIAL and unequal and refusal is None:
+        refusal, extra = UNEQUAL_CHANCES, {"unequal_chances_round": unequal[-1]}
     if rule == SEQUENTIAL:
         decided = _sequential(rounds, threshold, alpha, min_raters)
     else:
@@ -187,6 +200,7 @@ def history_gate(
         decided["passed"] = False
     return {
         **decided,
+        **extra,
         "refusal": refusal,
         "min_raters": min_raters,
         "alpha": alpha,

@@ -11,4 +11,13 @@ PUBLISHER_RATED = "publisher_rated"
 # A judge version derived from a round's calibration part, evaluated on no held-out item of
 # it (leaderboard.calibration_guard).
 CALIBRATION_LEAK = "calibration_leak"
-REFUSALS = (ROUND_INCOMPLETE, TOO_FEW_RATERS, RATER_READS_VERDICTS, PUBLISHER_RATED)
+# The sequential rule on evidence holding a round drawn with unequal chances (by system):
+# its bets assume every item stands for the same share of the responses.
+UNEQUAL_CHANCES = "unequal_chances"
+REFUSALS = (
+    ROUND_INCOMPLETE,
+    TOO_FEW_RATERS,
+    RATER_READS_VERDICTS,
+    PUBLISHER_RATED,
+    UNEQUAL_CHANCES,
+)

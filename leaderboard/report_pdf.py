@@ -177,7 +177,10 @@ def agreement_pdf_bytes(
     *,
     ident: Identification,
     systems: Sequence[tuple[str, float | None, float | None]],
+    corrected: dict | None = None,
 ) -> bytes:
+    """The PDF of `report`; with `corrected` (leaderboard.report_pdf_corrected), the board
+    corrected by the report's round follows the statistics."""
     undefined: dict[str, str] = report["undefined"]
     gate = report["gate"]
     story: list = [
@@ -219,6 +222,14 @@ def agreement_pdf_bytes(
             "resamples": report["bootstrap"]["resamples"],
             "seed": report["bootstrap"]["seed"],
         },
+        *(
+            [
+                _("95%% interval weighted by the inverse inclusion probabilities: %(value)s")
+                % {"value": _interval(report["weighted_95"])}
+            ]
+            if report.get("weighted_95")
+            else []
+        ),
         _("Rule: %(rule)s") % {"rule": gate_rule_text(gate)},
         _("One-sided binomial test of agreement above the threshold: %(p)s")
         % {"p": _p_value(report, undefined)},
@@ -271,6 +282,12 @@ def agreement_pdf_bytes(
         Spacer(1, 4 * mm),
     ]
 
+    if corrected is not None:
+        from leaderboard.report_pdf_corrected import corrected_story
+
+        story += corrected_story(
+            corrected, p=_p, table=_table, h2=H2, small=SMALL, width=PAGE_WIDTH
+        )
     no_units = _("undefined: no units")
     story += [
         KeepTogether(
@@ -387,6 +404,11 @@ def agreement_pdf_of(evidence) -> bytes:
         run=f"#{run.pk} · {run.judge_version.label}",
         generated_at=date_format(timezone.localtime(), "Y-m-d H:i T"),
     )
+    from leaderboard.report_pdf_corrected import corrected_of
+
     return agreement_pdf_bytes(
-        evidence.report, ident=ident, systems=system_hit_rates(evidence.units)
+        evidence.report,
+        ident=ident,
+        systems=system_hit_rates(evidence.units),
+        corrected=corrected_of(evidence),
     )

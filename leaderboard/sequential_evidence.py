@@ -4,14 +4,23 @@ order, each with how many of its units the judge and the experts' majority agree
 An item enters only once it and every item before it in the hand-out order are settled
 (each of its criteria has the votes the round asks for), so items that take longer to rate
 cannot bias the result by arriving late. Within a settled item, units without a judge
-verdict or without a majority (a tie) count in neither total."""
+verdict or without a majority (a tie) count in neither total.
+
+A round whose responses were drawn with unequal chances is refused, with its reason. The
+betting e-process is valid for a stream in which every item stands for the same share of
+the responses; under the by-system design the stream over-represents the small systems, so
+its e-values would test the sample's plain share, not the responses'. Weighting the bets by
+the inverse probabilities keeps a martingale only with bets capped by the largest weight,
+which the design's spread of weights makes too timid to decide early, and its level would
+rest on a simulation rather than on the proof the unweighted test has. The fixed sample's
+weighted share and interval (`leaderboard.stats.weighted_share`) remain."""
 
 from collections.abc import Mapping, Sequence
 from itertools import takewhile
 
 from leaderboard.agreement import Unit
 from leaderboard.item_tallies import item_tallies
-from leaderboard.stats.reasons import SEQUENTIAL_THRESHOLD
+from leaderboard.stats.reasons import SEQUENTIAL_THRESHOLD, SEQUENTIAL_UNEQUAL_CHANCES
 from leaderboard.stats.sequential import DEFAULT_ALPHA, sequential_gate
 
 
@@ -39,10 +48,21 @@ def sequential_block(
     threshold: float,
     alpha: float = DEFAULT_ALPHA,
     with_path: bool = False,
+    weights: Sequence[float] | None = None,
 ) -> dict:
     """The report's "sequential" entry: the decision so far, the items it used of the
     round's, the two tests' e-values and the confidence sequence for agreement; with
-    `with_path`, also the sequence after each item used (`path`: [low, high] per item)."""
+    `with_path`, also the sequence after each item used (`path`: [low, high] per item).
+    `weights` (per unit, the inverse of its response's inclusion probability): unequal
+    ones refuse the test (see the module)."""
+    if weights is not None and len(set(weights)) > 1:
+        return {
+            "decision": None,
+            "reason": SEQUENTIAL_UNEQUAL_CHANCES,
+            "threshold": threshold,
+            "alpha": alpha,
+            "items_total": len({unit.response for unit in units}),
+        }
     if not 0.0 < threshold < 1.0:
         # A threshold of 0 or 1 is decided by the fixed rules alone (everything passes, or
         # only perfection does); betting against it has nothing to stake on.

@@ -59,6 +59,13 @@ def gate_refusal_text(gate: dict) -> str:
             )
             % values
         )
+    if refusal == codes.UNEQUAL_CHANCES:
+        return _(
+            "The round %(round)s drew its responses with unequal chances (sampled by "
+            "system), and the sequential rule bets on items as if each stood for the same "
+            "share of the responses. Decide on the whole sample with the point or "
+            "lower-bound rule."
+        ) % {"round": gate.get("unequal_chances_round") or values["round"]}
     if refusal == codes.PUBLISHER_RATED:
         return _(
             "You rated items in this round yourself. The gate needs evidence that is "

@@ -50,6 +50,11 @@ SENTENCES: dict[str, str] = {
     stats.SEQUENTIAL_THRESHOLD: gettext_noop(
         "the sequential test needs a threshold strictly between 0 and 1"
     ),
+    stats.SEQUENTIAL_UNEQUAL_CHANCES: gettext_noop(
+        "the round's responses were drawn with unequal chances (sampled by system), and the "
+        "sequential test bets on items as if each had the same chance; decide on the fixed "
+        "sample and its weighted interval instead"
+    ),
     stats.NO_ITEM_TIMES: gettext_noop(
         "no submitted item of the round has a recorded time (imported votes have none), "
         "so the experts' pace is unknown"

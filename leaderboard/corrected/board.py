@@ -139,6 +139,23 @@ def corrected_board(
             "min_labelled": MIN_LABELLED,
             "confidence": 1 - ALPHA,
             "method": METHOD,
+            # Whether unequal inclusion weights entered any score: never under a design
+            # that gives every response of a system one chance.
+            "sampling": {
+                "design": inputs.design,
+                "weighted": any(
+                    fit.weighted
+                    for _name, fits in rows
+                    for fit in (
+                        fits["overall"],
+                        *(
+                            f
+                            for part in ("abilities", "categories", "difficulties")
+                            for f in fits[part].values()
+                        ),
+                    )
+                ),
+            },
         },
         "rows": [
             {

@@ -6,6 +6,13 @@ A response is labelled when it is one of the round's sampled (not reference) ite
 board judged it on the rubric version the round froze, and every criterion of that version
 has a majority of at least the round's full complement of raters (`raters_per_item`).
 Every other judged response is unlabelled. Five queries whatever the size.
+
+Each judged response also gets the chance the round's design gave it of being drawn (the
+estimators weigh by its inverse, `ppi_quantities`): a drawn item's recorded inclusion
+probability, and for the others the one chance their group's items share (the system's
+when sampled by system, the round's otherwise). Either design today gives every response of
+a system one chance, so the weights change no corrected number; they are read so that a
+design with unequal chances within a system is weighted, not silently ignored.
 """
 
 from collections import defaultdict
@@ -15,6 +22,7 @@ from django.db.models import Count, Q
 
 from annotation.consensus import has_majority, majority_hit
 from annotation.models import Criterion, ReviewItem, ReviewRound
+from annotation.review_sampling import BY_SYSTEM
 from annotation.selectors.review import current_votes
 from judging.scoring import CaseVerdicts, ScoredCriterion
 from leaderboard.selectors.boards import BoardRuns
@@ -34,6 +42,30 @@ class CorrectedInputs:
     sampled: int = 0  # the round's items
     labelled: int = 0
     not_labelled: dict[str, int] = field(default_factory=dict)
+    design: str = ""
+
+
+def design_probabilities(items, population: dict) -> dict:
+    """Each response's chance of being drawn. `items` are the round's items as (key, group,
+    recorded probability, reference); `population` maps every response's key to its
+    group. A drawn item keeps its own probability; any other response gets the one its
+    group's drawn items share, or None when they do not share one (or none was recorded):
+    no chance is guessed."""
+    recorded: dict = {}
+    shared: dict = defaultdict(set)
+    for key, group, probability, reference in items:
+        if reference:
+            continue
+        shared[group].add(probability)
+        if probability is not None:
+            recorded[key] = probability
+    chance = {
+        group: next(iter(values)) if len(values) == 1 else None for group, values in shared.items()
+    }
+    return {
+        key: recorded[key] if key in recorded else chance.get(group)
+        for key, group in population.items()
+    }
 
 
 def _frozen_criteria(versions: set[int]) -> dict[int, list[tuple]]:
@@ -109,13 +141,27 @@ def corrected_inputs(*, board: BoardRuns, round_: ReviewRound) -> CorrectedInput
             "response__system__name",
             "response__case__external_id",
             "is_reference",
+            "inclusion_probability",
         )
     )
     criteria = _frozen_criteria({row[1] for row in items})
     counts = _vote_counts(round_)
     by_key = {(system, case): row for row in items for system, case in [(row[2], row[3])]}
 
-    inputs = CorrectedInputs(pairs={}, sampled=len(items))
+    by_system = round_.sampling == BY_SYSTEM
+
+    def group(system: str):
+        return system if by_system else None
+
+    chances = design_probabilities(
+        [((row[2], row[3]), group(row[2]), row[5], row[4]) for row in items],
+        {
+            (system, case.case_id): group(system)
+            for system, cases in judged.items()
+            for case in cases
+        },
+    )
+    inputs = CorrectedInputs(pairs={}, sampled=len(items), design=round_.sampling)
     not_labelled: dict[str, int] = defaultdict(int)
     seen: set[tuple[str, str]] = set()
     for system, cases in judged.items():
@@ -126,7 +172,7 @@ def corrected_inputs(*, board: BoardRuns, round_: ReviewRound) -> CorrectedInput
             experts = None
             if item is not None:
                 seen.add(key)
-                response, frozen, _system, _case, reference = item
+                response, frozen, _system, _case, reference, _chance = item
                 if reference:
                     not_labelled[REFERENCE] += 1
                 elif versions.get(key) != frozen:
@@ -137,7 +183,7 @@ def corrected_inputs(*, board: BoardRuns, round_: ReviewRound) -> CorrectedInput
                     )
                     if experts is None:
                         not_labelled[INCOMPLETE] += 1
-            pairs.append(ResponsePair(judge=case, experts=experts))
+            pairs.append(ResponsePair(judge=case, experts=experts, probability=chances[key]))
             inputs.labelled += experts is not None
     missing = len(by_key.keys() - seen)
     if missing:

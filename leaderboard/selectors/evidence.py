@@ -237,16 +237,28 @@ def agreement_evidence(
     ranks = dict(
         ReviewItem.objects.filter(round=round_).values_list("response_id", "hand_out_rank")
     )
+    sampling, weights = sampling_weights(round_=round_, units=evidence.units)
     sequential = sequential_block(
-        evidence.units, ranks, raters_per_item=round_.raters_per_item, threshold=gate_threshold
+        evidence.units,
+        ranks,
+        raters_per_item=round_.raters_per_item,
+        threshold=gate_threshold,
+        weights=weights,
     )
     version = evidence.judge_version
+    # The weights just read say whether the chances differ: no query again for it.
+    unequal = weights is not None and len(set(weights)) > 1
     history = (
-        version_history(version=version, round_=round_, units=evidence.units, ranks=ranks)
+        version_history(
+            version=version,
+            round_=round_,
+            units=evidence.units,
+            ranks=ranks,
+            unequal_chances=unequal,
+        )
         if version is not None
-        else [tallies_of(round_=round_, units=evidence.units, ranks=ranks)]
+        else [tallies_of(round_=round_, units=evidence.units, ranks=ranks, unequal_chances=unequal)]
     )
-    sampling, weights = sampling_weights(round_=round_, units=evidence.units)
     evidence.report = agreement_report(
         evidence.units,
         weights=weights,

@@ -47,7 +47,10 @@ def round_ranks(*, round_: ReviewRound) -> dict[int, int]:
     return dict(ReviewItem.objects.filter(round=round_).values_list("response_id", "hand_out_rank"))
 
 
-def tallies_of(*, round_: ReviewRound, units: Sequence[Unit], ranks=None) -> RoundTallies:
+def tallies_of(
+    *, round_: ReviewRound, units: Sequence[Unit], ranks=None, unequal_chances=None
+) -> RoundTallies:
+    """`unequal_chances` as the caller already knows it (None: read from the round)."""
     return round_tallies(
         units,
         round_ranks(round_=round_) if ranks is None else ranks,
@@ -55,7 +58,19 @@ def tallies_of(*, round_: ReviewRound, units: Sequence[Unit], ranks=None) -> Rou
         name=round_.name,
         raters_per_item=round_.raters_per_item,
         raters_read_verdicts=round_raters_read_verdicts(round_=round_),
+        unequal_chances=round_unequal_chances(round_=round_)
+        if unequal_chances is None
+        else unequal_chances,
     )
+
+
+def round_unequal_chances(*, round_: ReviewRound) -> bool:
+    """Whether the round's items were drawn with recorded, unequal chances: the weights
+    the agreement report applies (selectors.agreement.sampling_weights) differ. One query."""
+    chances = set(
+        ReviewItem.objects.filter(round=round_).values_list("inclusion_probability", flat=True)
+    )
+    return None not in chances and len(chances) > 1
 
 
 def _earlier_rounds(round_: ReviewRound):
@@ -67,7 +82,12 @@ def _earlier_rounds(round_: ReviewRound):
 
 
 def version_history(
-    *, version: JudgeVersion, round_: ReviewRound, units: Sequence[Unit], ranks=None
+    *,
+    version: JudgeVersion,
+    round_: ReviewRound,
+    units: Sequence[Unit],
+    ranks=None,
+    unequal_chances=None,
 ) -> list[RoundTallies]:
     """The version's rounds, oldest first, ending with `round_` (whose `units` are given):
     each earlier round whose responses the version's finished runs judged in full."""
@@ -84,7 +104,9 @@ def version_history(
             # The round the version was built from counts by its held-out part only.
             found = held_out(found, calibration_responses(round_=earlier), items=items).units
         history.append(tallies_of(round_=earlier, units=found))
-    history.append(tallies_of(round_=round_, units=units, ranks=ranks))
+    history.append(
+        tallies_of(round_=round_, units=units, ranks=ranks, unequal_chances=unequal_chances)
+    )
     return history
 
 

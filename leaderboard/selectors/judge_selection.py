@@ -31,7 +31,7 @@ from leaderboard.judge_selection import (
     versus_best,
 )
 from leaderboard.provenance import rubric_versions_of
-from leaderboard.selectors.agreement import agreement_units_by_version
+from leaderboard.selectors.agreement import agreement_units_by_version, sampling_weights
 from leaderboard.selectors.boards import judge_version_header
 from leaderboard.selectors.calibration import calibration_responses, derived_on_round
 from leaderboard.selectors.calibration_selection import calibration_to_held_out
@@ -222,7 +222,11 @@ def judge_selection(*, round_: ReviewRound, resamples: int = DEFAULT_RESAMPLES) 
             resamples=resamples,
             # Only the sequential rule reads the test; the page shows no sequential block.
             sequential=sequential_block(
-                units, ranks, raters_per_item=round_.raters_per_item, threshold=threshold
+                units,
+                ranks,
+                raters_per_item=round_.raters_per_item,
+                threshold=threshold,
+                weights=sampling_weights(round_=round_, units=units)[1],
             )
             if rule == GateRule.SEQUENTIAL
             else None,

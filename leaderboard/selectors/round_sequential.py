@@ -10,7 +10,7 @@ from django.db.models import Count
 from annotation.models import ReviewItem, ReviewRound
 from annotation.selectors.round_decisions import round_decision_notices
 from judging.models import JudgeVersion
-from leaderboard.selectors.agreement import agreement_units, round_tasks
+from leaderboard.selectors.agreement import agreement_units, round_tasks, sampling_weights
 from leaderboard.selectors.evidence import EvidenceNotFound, agreement_evidence, with_savings
 from leaderboard.selectors.judge_choice import ASKED, DECIDED, LATEST, default_judge
 from leaderboard.sequential_chart import sequence_chart
@@ -88,6 +88,7 @@ def round_sequential(*, round_: ReviewRound, judge: str = "") -> RoundSequential
         raters_per_item=round_.raters_per_item,
         threshold=evidence.policy.threshold,
         with_path=True,
+        weights=sampling_weights(round_=round_, units=units)[1],
     )
     if picked_by == DECIDED and notice.get("decision"):
         # A recorded decision stays as recorded: items added to the round later (an
@@ -100,7 +101,8 @@ def round_sequential(*, round_: ReviewRound, judge: str = "") -> RoundSequential
         }
     state = with_savings(state, round_=round_)
     chart = None
-    if state.get("decision") is not None:
+    # A refused test has no path, even where a decision was recorded before the refusal.
+    if state.get("decision") is not None and "path" in state:
         chart = sequence_chart(
             state["path"],
             threshold=state["threshold"],

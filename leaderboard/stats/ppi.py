@@ -21,6 +21,13 @@ Beyond the reference, each fit keeps every response's centred contribution to th
 (its influence): the sum of their squares is se^2 exactly, and summing them per case gives
 the covariance between systems that answered the same cases (`ppi_ranks`).
 
+Weights. When the labelled responses were drawn with unequal chances, `w` (per labelled
+response, the inverse of its inclusion probability) and `w_unlabelled` (per other response,
+the inverse of its chance of not being drawn) make every mean above a weighted one, as
+`ppi_py` does with `w=` and `w_unlabeled=`: each set's weights are scaled to average 1 and
+multiply the values inside the means, the variances and lambda's covariance. Weights that
+are all equal within a set are exactly no weights (the plain numbers, bit for bit).
+
 No Django here. Where a number cannot be given, the fit is undefined with a reason code.
 """
 
@@ -49,16 +56,47 @@ def z_value(alpha: float = ALPHA) -> float:
     return float(norm.isf(alpha / 2))
 
 
-def power_tuning(y: np.ndarray, yhat: np.ndarray, yhat_unlabelled: np.ndarray) -> float:
+def power_tuning(
+    y: np.ndarray,
+    yhat: np.ndarray,
+    yhat_unlabelled: np.ndarray,
+    w: np.ndarray | None = None,
+    w_unlabelled: np.ndarray | None = None,
+) -> float:
     """PPI++'s lambda for a mean, clipped to [0, 1]; 0 when the judge's values do not vary
-    (the judge then carries no information and the reference divides by zero)."""
+    (the judge then carries no information and the reference divides by zero). With
+    weights (already scaled, see `_scaled`), the reference's weighted gradients around the
+    lambda = 1 estimate."""
     n, big_n = len(y), len(yhat_unlabelled)
-    cov = float(((y - y.mean()) * (yhat - yhat.mean())).sum() / n)
-    pooled = np.concatenate([yhat, yhat_unlabelled])
+    if big_n == 0:
+        return 0.0
+    if w is None and w_unlabelled is None:
+        cov = float(((y - y.mean()) * (yhat - yhat.mean())).sum() / n)
+        pooled = np.concatenate([yhat, yhat_unlabelled])
+    else:
+        w = np.ones(n) if w is None else w
+        w_unlabelled = np.ones(big_n) if w_unlabelled is None else w_unlabelled
+        plain = (w_unlabelled * yhat_unlabelled).mean() + (w * (y - yhat)).mean()
+        grads, grads_hat = w * (y - plain), w * (yhat - plain)
+        cov = float(((grads - grads.mean()) * (grads_hat - grads_hat.mean())).sum() / n)
+        pooled = np.concatenate([grads_hat, w_unlabelled * (yhat_unlabelled - plain)])
     var = float(pooled.var(ddof=1)) if len(pooled) > 1 else 0.0
-    if var == 0.0 or big_n == 0:
+    if var == 0.0:
         return 0.0
     return float(np.clip(cov / ((1 + n / big_n) * var), 0.0, 1.0))
+
+
+def _scaled(weights: Sequence[float] | None, size: int, name: str) -> np.ndarray | None:
+    """The weights scaled to average 1, as the reference scales them; None (no weights)
+    when they are all equal, so equal weights are exactly the unweighted estimator."""
+    if weights is None:
+        return None
+    w = np.asarray(weights, dtype=float)
+    if w.shape != (size,) or not np.isfinite(w).all() or np.any(w <= 0):
+        raise ValueError(f"{name}: one finite, positive weight per response is needed")
+    if size == 0 or np.all(w == w[0]):
+        return None
+    return w / w.sum() * size
 
 
 @dataclass(frozen=True)
@@ -83,6 +121,7 @@ class PPIMean:
     bias_influence: dict | None = None
     reason: str | None = None
     alpha: float = ALPHA
+    weighted: bool = False  # whether unequal inclusion weights entered the fit
 
     @property
     def is_defined(self) -> bool:
@@ -127,10 +166,13 @@ def ppi_mean(
     alpha: float = ALPHA,
     lam: float | None = None,
     min_labelled: int = MIN_LABELLED,
+    w: Sequence[float] | None = None,
+    w_unlabelled: Sequence[float] | None = None,
 ) -> PPIMean:
     """The PPI++ mean of the experts' values (see the module). `keys` name the labelled
     responses and `unlabelled_keys` the others, for the influence maps (default: positions,
-    ("l", i) and ("u", i)). `lam` fixes lambda instead of estimating it."""
+    ("l", i) and ("u", i)). `lam` fixes lambda instead of estimating it. `w` and
+    `w_unlabelled` are the sampling weights (see the module)."""
     y_arr = np.asarray(y, dtype=float)
     yhat_arr = np.asarray(yhat, dtype=float)
     yu_arr = np.asarray(yhat_unlabelled, dtype=float)
@@ -146,6 +188,8 @@ def ppi_mean(
     total = n + big_n
     if len(keys) != n or len(unlabelled_keys) != big_n or len({*keys, *unlabelled_keys}) != total:
         raise ValueError("one distinct key per response is needed")
+    w_arr = _scaled(w, n, "w")
+    wu_arr = _scaled(w_unlabelled, big_n, "w_unlabelled")
     if total == 0:
         return _undefined(0, 0, None, NO_RESPONSES)
     judge = math.fsum([*yhat_arr.tolist(), *yu_arr.tolist()]) / total
@@ -153,10 +197,13 @@ def ppi_mean(
         return _undefined(n, big_n, judge, TOO_FEW_LABELLED)
 
     if lam is None:
-        lam = power_tuning(y_arr, yhat_arr, yu_arr)
+        lam = power_tuning(y_arr, yhat_arr, yu_arr, w_arr, wu_arr)
     rectifier = y_arr - lam * yhat_arr
+    experts = y_arr
+    if w_arr is not None:
+        rectifier, experts = w_arr * rectifier, w_arr * y_arr
     if big_n:
-        imputed = lam * yu_arr
+        imputed = lam * yu_arr if wu_arr is None else wu_arr * (lam * yu_arr)
         corrected = float(imputed.mean() + rectifier.mean())
         imputed_var = float(imputed.std() ** 2 / big_n)
     else:
@@ -184,8 +231,9 @@ def ppi_mean(
         lam=float(lam),
         bias=judge - corrected,
         bias_se=bias_se,
-        experts_only_se=float(y_arr.std() / math.sqrt(n)),
+        experts_only_se=float(experts.std() / math.sqrt(n)),
         influence=influence,
         bias_influence=bias_influence,
         alpha=alpha,
+        weighted=w_arr is not None or wu_arr is not None,
     )

@@ -13,12 +13,18 @@ With N responses, D abilities present and N_d responses containing ability d:
 Which abilities a response contains depends on its rubric only, never on the verdicts, so
 N, D and N_d are the same for the judge and the experts. Criteria within a response are
 never treated as independent: the response is the unit.
+
+Each response may carry the chance the round's sampling design gave it of being drawn. A
+labelled response then weighs 1/p and an unlabelled one 1/(1 - p) (the inverse of its
+chance of being in its set), so every mean is weighted by the inverse inclusion probability;
+a set whose responses lack a chance, or an unlabelled response drawn for certain (it is
+missing its votes, not sampled out), is not weighted.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from judging.scoring import DIFFICULTIES, CaseScores, CaseVerdicts, Profile, scorable, score_case
 from leaderboard.stats.ppi import ALPHA, MIN_LABELLED, PPIMean, ppi_mean
@@ -32,6 +38,7 @@ class ResponsePair:
 
     judge: CaseVerdicts
     experts: CaseVerdicts | None = None
+    probability: float | None = None  # the design's chance of drawing it; None: unknown
 
     @property
     def case_id(self) -> str:
@@ -44,6 +51,7 @@ class _Scored:
     difficulty: str
     judge: CaseScores
     experts: CaseScores | None
+    probability: float | None = None
 
 
 @dataclass(frozen=True)
@@ -55,6 +63,8 @@ class QuantityArrays:
     yhat: list[float]
     unlabelled_keys: list[str]
     yhat_unlabelled: list[float]
+    w: list[float] | None = None
+    w_unlabelled: list[float] | None = None
 
     def fit(self, *, alpha: float = ALPHA, min_labelled: int = MIN_LABELLED) -> PPIMean:
         if not self.keys and not self.unlabelled_keys:
@@ -67,6 +77,8 @@ class QuantityArrays:
             unlabelled_keys=self.unlabelled_keys,
             alpha=alpha,
             min_labelled=min_labelled,
+            w=self.w,
+            w_unlabelled=self.w_unlabelled,
         )
 
 
@@ -80,7 +92,9 @@ def _score(pairs: Iterable[ResponsePair], profile: Profile) -> list[_Scored]:
                 f"case {pair.case_id!r}: the experts' and the judge's verdicts are on "
                 "different rubrics"
             )
-        scored.append(_Scored(pair.case_id, pair.judge.difficulty, judge, experts))
+        scored.append(
+            _Scored(pair.case_id, pair.judge.difficulty, judge, experts, pair.probability)
+        )
     return scored
 
 
@@ -94,6 +108,16 @@ def _arrays(scored: Sequence[_Scored], value: Callable[[CaseScores], float]) -> 
             out.keys.append(item.case_id)
             out.y.append(value(item.experts))
             out.yhat.append(value(item.judge))
+    # Weights only when every response's chance is known: half a weighting is none.
+    chances = [item.probability for item in scored]
+    if not chances or any(p is None for p in chances):
+        return out
+    labelled = [item.probability for item in scored if item.experts is not None]
+    others = [item.probability for item in scored if item.experts is None]
+    if labelled and all(0 < p <= 1 for p in labelled):
+        out = replace(out, w=[1.0 / p for p in labelled])
+    if others and all(0 <= p < 1 for p in others):
+        out = replace(out, w_unlabelled=[1.0 / (1.0 - p) for p in others])
     return out
 
 

@@ -28,6 +28,7 @@ UNEVEN_RATINGS = "uneven_ratings"
 NO_VOTES = "no_votes"
 NO_PAIRED_UNITS = "no_paired_units"
 SEQUENTIAL_THRESHOLD = "sequential_threshold"
+SEQUENTIAL_UNEQUAL_CHANCES = "sequential_unequal_chances"
 # Choosing a judge (leaderboard.judge_selection): its cost, its speed, the choice itself.
 NO_PRICES = "no_prices"
 NO_USAGE_RECORDED = "no_usage_recorded"
@@ -72,6 +73,7 @@ CODES: dict[str, tuple[str, ...]] = {
     NO_VOTES: (),
     NO_PAIRED_UNITS: (),
     SEQUENTIAL_THRESHOLD: (),
+    SEQUENTIAL_UNEQUAL_CHANCES: (),
     NO_PRICES: (),
     NO_USAGE_RECORDED: (),
     NO_LATENCY_RECORDED: (),

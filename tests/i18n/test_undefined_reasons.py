@@ -37,6 +37,10 @@ NOT_REASONS = {
     "no votes": "the consensus outcome of a unit nobody voted on (annotation.consensus)",
     " / ": "joins the scenes of a case in the leaderboard's scene column",
     "betting e-process (aGRAPA), Waudby-Smith & Ramdas 2024": "the sequential test's method",
+    "Hájek ratio weighted by inverse inclusion probabilities; linearised variance clustered "
+    "by dialogue; Wilson interval at the effective number of units": (
+        "the weighted share's interval method"
+    ),
 }
 # Formatted strings that are not reasons: the gate's rule as the report states it (the page
 # words the rule itself) and the error raised for a verdict list of the wrong length.
