@@ -6,53 +6,48 @@ import io
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
-from xml.sax.saxutils import escape
 
 from django.utils import timezone
 from django.utils.formats import date_format
 from django.utils.translation import gettext as _
-from reportlab.lib import colors
-from reportlab.lib.enums import TA_LEFT
 from reportlab.lib.pagesizes import A4
 from reportlab.lib.styles import ParagraphStyle
 from reportlab.lib.units import mm
 from reportlab.platypus import (
     CondPageBreak,
     KeepTogether,
-    Paragraph,
     SimpleDocTemplate,
     Spacer,
-    Table,
-    TableStyle,
 )
 
 from annotation.consensus import majority
 from leaderboard.agreement import Unit
-from leaderboard.reading import STATISTICS, coefficient, percent, statistic_readings
+from leaderboard.reading import STATISTICS, statistic_readings
 from leaderboard.report_pdf_charts import (
     CJK,
     CJK_CHARS,
     LATIN,
-    LATIN_BOLD,
     ability_chart,
     confusion_chart,
     system_chart,
 )
-from leaderboard.wording import gate_rule_text, group_label, reason_text
-
-PAGE_WIDTH = A4[0] - 36 * mm
-BODY = ParagraphStyle("body", fontName=LATIN, fontSize=9, leading=12, alignment=TA_LEFT)
-SMALL = ParagraphStyle("small", parent=BODY, fontSize=7.5, leading=9.5)
-# Headings keep a line height of at least 1.25 times their size and leave room below, so
-# the lines after them do not crowd them.
-H1 = ParagraphStyle("h1", parent=BODY, fontName=LATIN_BOLD, fontSize=16, leading=21, spaceAfter=6)
-H2 = ParagraphStyle(
-    "h2", parent=BODY, fontName=LATIN_BOLD, fontSize=11.5, leading=15, spaceBefore=2, spaceAfter=5
+from leaderboard.report_pdf_style import (
+    BODY,
+    FAILED,
+    GATE,
+    H1,
+    H2,
+    PAGE_WIDTH,
+    PASSED,
+    SMALL,
+    interval_text,
+    number_text,
+    paragraph,
+    pct,
+    pdf_table,
+    statistic_value,
 )
-PASSED = colors.HexColor("#1d7a3a")
-FAILED = colors.HexColor("#b3261e")
-GATE = ParagraphStyle("gate", parent=H2, fontSize=14, leading=18, spaceAfter=4)
-HEADINGS = (H1, H2, GATE)
+from leaderboard.wording import gate_rule_text, group_label, reason_text
 
 
 @dataclass(frozen=True)
@@ -63,54 +58,13 @@ class Identification:
     generated_at: str
 
 
-def _mixed(text: str) -> str:
-    """Paragraph markup for text that may mix Latin and Chinese: runs of Chinese characters
-    in the CID font, everything else in Helvetica."""
-    out, last = [], 0
-    for match in CJK_CHARS.finditer(text):
-        out.append(escape(text[last : match.start()]))
-        out.append(f'<font name="{CJK}">{escape(match.group())}</font>')
-        last = match.end()
-    out.append(escape(text[last:]))
-    return "".join(out)
-
-
-def _p(text: str, style: ParagraphStyle = BODY) -> Paragraph:
-    if CJK_CHARS.search(text):
-        style = ParagraphStyle(style.name + "-cjk", parent=style, wordWrap="CJK")
-    return Paragraph(_mixed(text), style)
-
-
-def _pct(value: float | None) -> str:
-    """A share as the page writes it (one decimal); empty when there is none."""
-    return "" if value is None else percent(value)
-
-
-def _interval(bounds: Sequence[float] | None) -> str:
-    return "" if not bounds else f"{percent(bounds[0])[:-1]}–{percent(bounds[1])}"
-
-
-def statistic_value(kind: str, value: float | None, reason: str | None) -> str:
-    """A statistic as the page shows it: a share as a percentage with one decimal, a
-    coefficient with two decimals, an undefined one with its reason."""
-    if value is None:
-        return _number(None, reason)
-    return percent(value) if kind == "share" else coefficient(value)
-
-
-def _number(value: float | None, reason: str | None) -> str:
-    if value is None:
-        return _("undefined: %(reason)s") % {"reason": reason_text(reason) or _("no value")}
-    return f"{value:.4f}".rstrip("0").rstrip(".") if value != 0 else "0"
-
-
 def _p_value(report: dict, undefined: dict) -> str:
     """As the page writes it: "p < 0.001" for tiny values, the exact value beside it."""
     p, log10 = report.get("binomial_p"), report.get("binomial_log10_p")
     if p is None and log10 is not None:
         return f"p < 10^{round(log10)}"
     if p is None:
-        return "p = " + _number(None, undefined.get("binomial_p"))
+        return "p = " + number_text(None, undefined.get("binomial_p"))
     if p < 0.001:
         return f"p < 0.001 (p = {p:.3g})"
     return f"p = {p:.3f}"
@@ -131,21 +85,6 @@ def system_hit_rates(units: Sequence[Unit]) -> list[tuple[str, float | None, flo
     return [(system, judge / n, human / n) for system, (n, judge, human) in sorted(counts.items())]
 
 
-def _table(rows: list[list], widths: Sequence[float], header: bool = True) -> Table:
-    cells = [[c if isinstance(c, Paragraph) else _p(str(c), SMALL) for c in row] for row in rows]
-    table = Table(cells, colWidths=widths, repeatRows=1 if header else 0)
-    style = [
-        ("GRID", (0, 0), (-1, -1), 0.3, colors.HexColor("#c9ced6")),
-        ("VALIGN", (0, 0), (-1, -1), "TOP"),
-        ("TOPPADDING", (0, 0), (-1, -1), 2),
-        ("BOTTOMPADDING", (0, 0), (-1, -1), 2),
-    ]
-    if header:
-        style.append(("BACKGROUND", (0, 0), (-1, 0), colors.HexColor("#eef1f5")))
-    table.setStyle(TableStyle(style))
-    return table
-
-
 def _breakdown(title: str, rows: dict[str, dict], undefined: dict, name: str) -> list:
     header = [
         _("Group"),
@@ -156,18 +95,18 @@ def _breakdown(title: str, rows: dict[str, dict], undefined: dict, name: str) ->
     ]
     body = []
     for group, row in rows.items():
-        agreement = _pct(row["percent_agreement"]) or _number(
+        agreement = pct(row["percent_agreement"]) or number_text(
             None, undefined.get(f"{name}.{group}")
         )
         label = group_label(group, name.removeprefix("by_"))
-        body.append([label, row["units"], agreement, _interval(row["wilson_95"])])
+        body.append([label, row["units"], agreement, interval_text(row["wilson_95"])])
     if not body:
         body.append([_("no units"), "", "", ""])
     widths = [PAGE_WIDTH * share for share in (0.46, 0.12, 0.2, 0.22)]
     return [
         CondPageBreak(40 * mm),
-        _p(title, H2),
-        _table([header, *body], widths),
+        paragraph(title, H2),
+        pdf_table([header, *body], widths),
         Spacer(1, 4 * mm),
     ]
 
@@ -184,9 +123,9 @@ def agreement_pdf_bytes(
     undefined: dict[str, str] = report["undefined"]
     gate = report["gate"]
     story: list = [
-        _p(_("Judge–expert agreement report"), H1),
+        paragraph(_("Judge–expert agreement report"), H1),
         Spacer(1, 2 * mm),
-        _table(
+        pdf_table(
             [
                 [_("Benchmark"), ident.benchmark],
                 [_("Review round"), ident.round],
@@ -205,27 +144,30 @@ def agreement_pdf_bytes(
     )
     point, excluded = report["percent_agreement"], report["excluded"]
     agreement = (
-        _pct(point) if point is not None else _number(None, undefined.get("percent_agreement"))
+        pct(point) if point is not None else number_text(None, undefined.get("percent_agreement"))
     )
     lines = [
         _("Agreement with the human majority: %(value)s (n = %(n)s units)")
         % {"value": agreement, "n": report["units"]},
         _("Wilson 95%% interval: %(value)s")
-        % {"value": _interval(report["wilson_95"]) or _number(None, undefined.get("wilson_95"))},
+        % {
+            "value": interval_text(report["wilson_95"])
+            or number_text(None, undefined.get("wilson_95"))
+        },
         _(
             "Cluster bootstrap 95%% interval: %(value)s "
             "(%(resamples)s resamples of whole dialogues, seed %(seed)s)"
         )
         % {
-            "value": _interval(report["bootstrap_95"])
-            or _number(None, undefined.get("bootstrap_95")),
+            "value": interval_text(report["bootstrap_95"])
+            or number_text(None, undefined.get("bootstrap_95")),
             "resamples": report["bootstrap"]["resamples"],
             "seed": report["bootstrap"]["seed"],
         },
         *(
             [
                 _("95%% interval weighted by the inverse inclusion probabilities: %(value)s")
-                % {"value": _interval(report["weighted_95"])}
+                % {"value": interval_text(report["weighted_95"])}
             ]
             if report.get("weighted_95")
             else []
@@ -248,7 +190,9 @@ def agreement_pdf_bytes(
     ]
     if gate.get("reason"):
         lines.append(reason_text(gate["reason"]))
-    story += [KeepTogether([_p(verdict, verdict_style), *[_p(line) for line in lines]])]
+    story += [
+        KeepTogether([paragraph(verdict, verdict_style), *[paragraph(line) for line in lines]])
+    ]
     story.append(Spacer(1, 4 * mm))
 
     confusion = report["confusion"]
@@ -275,25 +219,23 @@ def agreement_pdf_bytes(
     )
     story += [
         CondPageBreak(70 * mm),
-        _p(_("Statistics"), H2),
-        _table(rows, [PAGE_WIDTH * 0.22, PAGE_WIDTH * 0.16, PAGE_WIDTH * 0.62]),
+        paragraph(_("Statistics"), H2),
+        pdf_table(rows, [PAGE_WIDTH * 0.22, PAGE_WIDTH * 0.16, PAGE_WIDTH * 0.62]),
         Spacer(1, 3 * mm),
-        KeepTogether([_p(_("Confusion matrix"), BODY), matrix]),
+        KeepTogether([paragraph(_("Confusion matrix"), BODY), matrix]),
         Spacer(1, 4 * mm),
     ]
 
     if corrected is not None:
         from leaderboard.report_pdf_corrected import corrected_story
 
-        story += corrected_story(
-            corrected, p=_p, table=_table, h2=H2, small=SMALL, width=PAGE_WIDTH
-        )
+        story += corrected_story(corrected)
     no_units = _("undefined: no units")
     story += [
         KeepTogether(
             [
-                _p(_("Agreement per ability"), H2),
-                _p(
+                paragraph(_("Agreement per ability"), H2),
+                paragraph(
                     _(
                         "Bars: point estimate; whiskers: the Wilson interval (95%); "
                         "dashed line: the threshold."
@@ -312,8 +254,8 @@ def agreement_pdf_bytes(
         Spacer(1, 4 * mm),
         KeepTogether(
             [
-                _p(_("Judge and experts per system"), H2),
-                _p(
+                paragraph(_("Judge and experts per system"), H2),
+                paragraph(
                     _(
                         "Share of criteria marked as met, on the units with both "
                         "a majority and a verdict."
@@ -352,19 +294,25 @@ def agreement_pdf_bytes(
             [
                 rater,
                 row["units"],
-                _pct(row["agreement_with_others"])
-                or _number(None, undefined.get(f"by_rater.{rater}")),
-                _pct(row["judge_agreement"]) or _number(None, _("no unit judged by both")),
+                pct(row["agreement_with_others"])
+                or number_text(None, undefined.get(f"by_rater.{rater}")),
+                pct(row["judge_agreement"]) or number_text(None, _("no unit judged by both")),
             ]
         )
     story += [
         CondPageBreak(40 * mm),
-        _p(_("By rater: the human ceiling beside the judge"), H2),
-        _table(raters, [PAGE_WIDTH * s for s in (0.16, 0.12, 0.36, 0.36)]),
+        paragraph(_("By rater: the human ceiling beside the judge"), H2),
+        pdf_table(raters, [PAGE_WIDTH * s for s in (0.16, 0.12, 0.36, 0.36)]),
     ]
     if undefined:
-        story += [CondPageBreak(30 * mm), Spacer(1, 4 * mm), _p(_("Undefined values and why"), H2)]
-        story += [_p(f"{name}: {reason_text(reason)}", SMALL) for name, reason in undefined.items()]
+        story += [
+            CondPageBreak(30 * mm),
+            Spacer(1, 4 * mm),
+            paragraph(_("Undefined values and why"), H2),
+        ]
+        story += [
+            paragraph(f"{name}: {reason_text(reason)}", SMALL) for name, reason in undefined.items()
+        ]
 
     buffer = io.BytesIO()
     document = SimpleDocTemplate(

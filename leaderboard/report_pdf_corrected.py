@@ -11,6 +11,7 @@ from reportlab.platypus import CondPageBreak, Spacer
 from judging.scoring import Profile
 from leaderboard.corrected.board import corrected_board
 from leaderboard.corrected.reading import corrected_view
+from leaderboard.report_pdf_style import H2, PAGE_WIDTH, SMALL, paragraph, pdf_table
 from leaderboard.selectors.boards import BoardNotFound, board_runs
 
 
@@ -35,9 +36,8 @@ def _bounds(low: float | None, high: float | None) -> str:
     return "" if low is None else f"[{_d(low)}, {_d(high)}]"
 
 
-def corrected_story(payload: dict, *, p, table, h2, small, width: float) -> list:
-    """The section's flowables; `p` and `table` are the report's paragraph and table
-    makers (their fonts draw Chinese), `h2` and `small` its styles."""
+def corrected_story(payload: dict) -> list:
+    """The section's flowables, in the report's styles."""
     view = corrected_view(payload)
     head = view["head"]
     header = [
@@ -75,8 +75,8 @@ def corrected_story(payload: dict, *, p, table, h2, small, width: float) -> list
     shares = (0.07, 0.15, 0.09, 0.09, 0.13, 0.09, 0.13, 0.08, 0.06, 0.11)
     story = [
         CondPageBreak(60 * mm),
-        p(_("Scores corrected by the experts' votes"), h2),
-        p(
+        paragraph(_("Scores corrected by the experts' votes"), H2),
+        paragraph(
             _(
                 "Round %(round)s: %(n)s of its %(sampled)s sampled responses are labelled "
                 "(every criterion has a majority of its %(raters)s raters)."
@@ -87,14 +87,14 @@ def corrected_story(payload: dict, *, p, table, h2, small, width: float) -> list
                 "sampled": head["sampled_responses"],
                 "raters": head["raters_per_item"],
             },
-            small,
+            SMALL,
         ),
         Spacer(1, 2 * mm),
-        table([header, *body], [width * share for share in shares]),
+        pdf_table([header, *body], [PAGE_WIDTH * share for share in shares]),
         Spacer(1, 2 * mm),
-        *[p(row["reading"], small) for row in view["rows"]],
-        p(view["bias_test_text"], small),
-        *[p(text, small) for text in view["beyond_margin"]],
+        *[paragraph(row["reading"], SMALL) for row in view["rows"]],
+        paragraph(view["bias_test_text"], SMALL),
+        *[paragraph(text, SMALL) for text in view["beyond_margin"]],
         Spacer(1, 4 * mm),
     ]
     return story
