@@ -2,12 +2,22 @@
 run or judge) as every reading does, and printing a table. Commands import these from here,
 never from one another."""
 
+import json
 import unicodedata
 
 from django.core.management.base import CommandError
 
 from annotation.models import Benchmark
 from leaderboard.selectors.evidence import EvidenceNotFound, agreement_evidence
+
+
+def add_json_argument(parser) -> None:
+    parser.add_argument("--json", action="store_true", help="print the result as one JSON object")
+
+
+def write_result(command, *, as_json: bool, summary: dict, text: str) -> None:
+    """The command's result: `text` for people, or `summary` as one JSON object."""
+    command.stdout.write(json.dumps(summary, ensure_ascii=False) if as_json else text)
 
 
 def add_evidence_arguments(parser) -> None:

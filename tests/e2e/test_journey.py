@@ -273,9 +273,7 @@ def test_the_whole_journey(e2e, page, simulator, language):  # noqa: F811
 
     # The coordinator publishes the leaderboard, or is told why the gate refuses it.
     out = StringIO()
-    call_command(
-        "leaderboard", "--benchmark", SLUG, "--run", str(run.pk), "--format", "json", stdout=out
-    )
+    call_command("leaderboard", "--benchmark", SLUG, "--run", str(run.pk), "--json", stdout=out)
     board = json.loads(out.getvalue())
     sign_in("coord")
     page.goto(f"{e2e.url}/benchmarks/{SLUG}/leaderboard/?run={run.pk}")

@@ -104,7 +104,7 @@ def imported(tmp_path):
 
 def board(capsys, *args) -> dict:
     capsys.readouterr()
-    call_command("leaderboard", "--benchmark", "hb3", "--format", "json", *args)
+    call_command("leaderboard", "--benchmark", "hb3", "--json", *args)
     return json.loads(capsys.readouterr().out)
 
 

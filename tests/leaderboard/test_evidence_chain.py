@@ -282,6 +282,6 @@ def test_three_imports_under_one_judge_make_one_leaderboard_of_three_systems(wor
             "import_judgments", path, "--benchmark", "ev", "--system", name, "--judge", "sonnet"
         )
     capsys.readouterr()
-    call_command("leaderboard", "--benchmark", "ev", "--format", "json")
+    call_command("leaderboard", "--benchmark", "ev", "--json")
     board = json.loads(capsys.readouterr().out)
     assert sorted(row["system"] for row in board["systems"]) == sorted(SYSTEMS)

@@ -2,6 +2,7 @@
 before the cutoff and marks the jobs expired, so neither the page nor the API offers a
 link to a file that is gone; newer files and unfinished jobs are left alone."""
 
+import json
 import os
 import shutil
 import subprocess
@@ -156,3 +157,11 @@ def test_a_file_that_cannot_be_deleted_keeps_its_job_and_is_reported(
     assert str(root / job.path) in errors.getvalue()
     job.refresh_from_db()
     assert job.status == ExportJob.Status.DONE and (root / job.path).exists()
+
+
+def test_json_gives_the_same_counts(data, root):  # noqa: F811
+    round_, _run = data
+    old = finished_job(round_, days_ago=31)
+    size = (root / old.path).stat().st_size
+    summary = json.loads(prune("--older-than", "30", "--json"))
+    assert summary == {"jobs": 1, "bytes": size, "errors": []}

@@ -15,7 +15,7 @@ pytestmark = pytest.mark.django_db
 def _report(capsys) -> dict:
     call_command(
         "agreement_report", "--benchmark", "hb", "--round", "R", "--judge-run", "latest",
-        "--format", "json", "--resamples", "50",
+        "--json", "--resamples", "50",
     )  # fmt: skip
     return json.loads(capsys.readouterr().out)
 

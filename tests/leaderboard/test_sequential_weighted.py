@@ -41,7 +41,7 @@ def test_a_round_with_unequal_chances_reports_the_refusal(data, capsys):  # noqa
     ReviewItem.objects.bulk_update(items, ["inclusion_probability"])
     call_command(
         "agreement_report", "--benchmark", "hb", "--round", "R", "--judge-run", "latest",
-        "--format", "json", "--resamples", "50",
+        "--json", "--resamples", "50",
     )  # fmt: skip
     report = json.loads(capsys.readouterr().out)
     assert report["sequential"]["decision"] is None

@@ -103,7 +103,7 @@ def test_the_report_json_names_the_sampling_design(data, capsys):  # noqa: F811
     call_command(
         "agreement_report",
         *("--benchmark", "hb", "--round", "R", "--judge-run", "latest"),
-        *("--format", "json", "--resamples", "100"),
+        *("--json", "--resamples", "100"),
     )
     report = json.loads(capsys.readouterr().out)
     assert report["percent_agreement"] == 0.75

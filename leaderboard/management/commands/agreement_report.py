@@ -33,6 +33,7 @@ class Command(BaseCommand):
             help="csv is safe to open in a spreadsheet (text that would run as a formula "
             "gets a leading apostrophe); csv-raw keeps every name as it is",
         )
+        parser.add_argument("--json", action="store_true", help="print JSON (the default)")
 
     @no_translations
     def handle(self, *args, **opts) -> None:
@@ -40,6 +41,8 @@ class Command(BaseCommand):
             raise CommandError("--threshold must be in (0, 1]")
         if opts["min_raters"] is not None and not 1 <= opts["min_raters"] <= 50:
             raise CommandError("--min-raters must be a whole number from 1 to 50")
+        if opts["json"] and opts["format"] != "json":
+            raise CommandError(f"--json prints JSON; it cannot go with --format {opts['format']}")
         evidence = evidence_from(
             opts,
             threshold=opts["threshold"],

@@ -3,6 +3,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError, no_translations
 
 from leaderboard.bundles.build import bundle_write
+from leaderboard.management.cli import add_json_argument, write_result
 from leaderboard.models import LeaderboardSnapshot
 
 
@@ -18,6 +19,7 @@ class Command(BaseCommand):
             help="leave out the response texts, the messages sent to the judge and its raw "
             "replies (the manifest says so); everything else is still checked",
         )
+        add_json_argument(parser)
 
     @no_translations
     def handle(self, *args, snapshot, path, lean=False, **opts) -> None:
@@ -33,4 +35,10 @@ class Command(BaseCommand):
         except OSError as exc:
             partial.unlink(missing_ok=True)
             raise CommandError(f"cannot write {target}: {exc.strerror}") from exc
-        self.stdout.write(f"wrote {target} ({target.stat().st_size} bytes)")
+        size = target.stat().st_size
+        write_result(
+            self,
+            as_json=opts.get("json", False),
+            summary={"path": str(target), "bytes": size, "lean": lean, "snapshot": snapshot},
+            text=f"wrote {target} ({size} bytes)",
+        )

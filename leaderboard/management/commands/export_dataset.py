@@ -6,7 +6,7 @@ from annotation.models import ReviewRound
 from judging.models import JudgeRun
 from leaderboard.interop.dataset_card import dataset_card
 from leaderboard.interop.dataset_export import dataset_tables, write_table
-from leaderboard.management.cli import benchmark_named
+from leaderboard.management.cli import add_json_argument, benchmark_named, write_result
 from leaderboard.selectors.boards import BoardNotFound, board_runs
 
 
@@ -31,6 +31,7 @@ class Command(BaseCommand):
             "--license", default="other", help="the licence id for the card, e.g. cc-by-4.0"
         )
         parser.add_argument("--citation", default="", help="a file with the BibTeX to cite")
+        add_json_argument(parser)
 
     def handle(self, *args, **opts) -> None:
         benchmark = benchmark_named(opts["benchmark"])
@@ -67,7 +68,12 @@ class Command(BaseCommand):
         except OSError as exc:
             raise CommandError(f"{out}: cannot be written ({exc.strerror})") from exc
         counts = ", ".join(f"{t.name} {len(t.rows)}" for t in tables)
-        self.stdout.write(f"dataset written to {out}: {counts} rows")
+        write_result(
+            self,
+            as_json=opts["json"],
+            summary={"out": str(out), "rows": {t.name: len(t.rows) for t in tables}},
+            text=f"dataset written to {out}: {counts} rows",
+        )
 
     def run(self, benchmark, ref: str) -> JudgeRun | None:
         if ref == "none":

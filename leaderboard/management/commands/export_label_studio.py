@@ -7,6 +7,7 @@ from django.utils import translation
 from annotation.models import ReviewRound
 from judging.models import JudgeRun
 from leaderboard.interop.label_studio_export import label_studio_export
+from leaderboard.management.cli import add_json_argument, write_result
 
 TASKS_FILE, CONFIG_FILE = "tasks.json", "label_config.xml"
 
@@ -32,6 +33,7 @@ class Command(BaseCommand):
             "newest finished run of each judge version of the benchmark)",
         )
         parser.add_argument("--lang", choices=("en", "zh-hans"), default="zh-hans")
+        add_json_argument(parser)
 
     def handle(self, *args, out: str, round_name: str, runs, lang: str, **opts) -> None:
         round_ = ReviewRound.objects.select_related("benchmark").filter(name=round_name).first()
@@ -65,7 +67,14 @@ class Command(BaseCommand):
             (folder / CONFIG_FILE).write_text(export.config, encoding="utf-8")
         except OSError as exc:
             raise CommandError(f"{out}: cannot be written ({exc.strerror})") from exc
-        self.stdout.write(
-            f"{len(export.tasks)} tasks written to {folder / TASKS_FILE}, "
-            f"the labelling config to {folder / CONFIG_FILE}"
+        write_result(
+            self,
+            as_json=opts["json"],
+            summary={
+                "tasks": len(export.tasks),
+                "tasks_file": str(folder / TASKS_FILE),
+                "config_file": str(folder / CONFIG_FILE),
+            },
+            text=f"{len(export.tasks)} tasks written to {folder / TASKS_FILE}, "
+            f"the labelling config to {folder / CONFIG_FILE}",
         )

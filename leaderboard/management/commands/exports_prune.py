@@ -2,6 +2,7 @@ from datetime import timedelta
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from leaderboard.management.cli import add_json_argument, write_result
 from leaderboard.services.export_jobs import export_jobs_prune
 
 
@@ -27,11 +28,19 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--older-than", type=_days, required=True, metavar="DAYS")
+        add_json_argument(parser)
 
     def handle(self, *args, **opts) -> None:
         pruned = export_jobs_prune(older_than=timedelta(days=opts["older_than"]))
-        self.stdout.write(
-            f"removed the files of {pruned.jobs} export job(s), {pruned.bytes} bytes freed"
+        write_result(
+            self,
+            as_json=opts["json"],
+            summary={
+                "jobs": pruned.jobs,
+                "bytes": pruned.bytes,
+                "errors": [{"job": job, "reason": reason} for job, reason in pruned.errors],
+            },
+            text=f"removed the files of {pruned.jobs} export job(s), {pruned.bytes} bytes freed",
         )
         for job_id, reason in pruned.errors:
             self.stderr.write(f"export job {job_id}: the file could not be removed: {reason}")

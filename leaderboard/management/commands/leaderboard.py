@@ -46,8 +46,7 @@ class Command(BaseCommand):
             default=Profile.HEARTBENCH.value,
             help="catastrophic rule: the paper's (heartbench) or the released code's",
         )
-        parser.add_argument("--format", choices=["json", "table"], default="table")
-        parser.add_argument("--json", action="store_true", help="same as --format json")
+        parser.add_argument("--json", action="store_true", help="print JSON (default: a table)")
         parser.add_argument(
             "--corrected-by",
             default=None,
@@ -56,9 +55,8 @@ class Command(BaseCommand):
         )
 
     @no_translations
-    def handle(self, *args, benchmark, judge, runs, profile, format, **options) -> None:
-        if options.get("json"):
-            format = "json"
+    def handle(self, *args, benchmark, judge, runs, profile, **options) -> None:
+        format = "json" if options.get("json") else "table"
         bench = Benchmark.objects.filter(slug=benchmark).first()
         if bench is None:
             raise CommandError(f"no benchmark with slug {benchmark!r}")

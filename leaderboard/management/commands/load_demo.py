@@ -20,6 +20,7 @@ from judging.models import JudgeConfig, PromptTemplate
 from judging.scoring import Profile
 from judging.services.judge_versions import CallSettings, VersionSettings, judge_config_save
 from judging.services.judgments_import import judgments_import
+from leaderboard.management.cli import add_json_argument, write_result
 from leaderboard.selectors.boards import board_runs
 from leaderboard.selectors.evidence import agreement_evidence
 from leaderboard.services.gate import gate_evaluate, leaderboard_publish
@@ -60,6 +61,9 @@ SYSTEMS = [
 class Command(BaseCommand):
     help = "Load the demo benchmarks, systems, responses and users (safe to run again)."
 
+    def add_arguments(self, parser) -> None:
+        add_json_argument(parser)
+
     def handle(self, *args, **options) -> None:
         with transaction.atomic():
             for slug, name, language in BENCHMARKS:
@@ -90,10 +94,18 @@ class Command(BaseCommand):
                 )
             self._published_board()
             self._early_stop_round()
-        self.stdout.write(f"Demo loaded, with the review round {DEMO_ROUND!r}.")
-        self.stdout.write(f"Logins (password for all: {DEMO_PASSWORD}):")
-        for username, role in DEMO_USERS:
-            self.stdout.write(f"  {username:<12} {role}")
+        logins = "\n".join(f"  {username:<12} {role}" for username, role in DEMO_USERS)
+        write_result(
+            self,
+            as_json=options.get("json", False),
+            summary={
+                "round": DEMO_ROUND,
+                "password": DEMO_PASSWORD,
+                "users": [{"username": name, "role": role} for name, role in DEMO_USERS],
+            },
+            text=f"Demo loaded, with the review round {DEMO_ROUND!r}.\n"
+            f"Logins (password for all: {DEMO_PASSWORD}):\n{logins}",
+        )
 
     def _demo_round(self) -> None:
         """A blind review round over 30% of the Chinese demo, three raters per item."""

@@ -34,7 +34,7 @@ def test_judge_command_runs_in_its_own_process_and_prints_one_summary(
     assert summary["prompt_tokens"] > 0
     run = JudgeRun.objects.get(pk=summary["run"])
     assert run.status == "finished" and Verdict.objects.filter(task__run=run).count() == 32
-    call_command("leaderboard", "--benchmark", "hb", "--format", "json")
+    call_command("leaderboard", "--benchmark", "hb", "--json")
     board = json.loads(capsys.readouterr().out)
     assert [row["cases_scored"] for row in board["systems"]] == [4, 4]
 

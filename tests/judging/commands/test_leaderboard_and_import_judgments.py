@@ -265,7 +265,7 @@ def leaderboard(capsys, *args: str) -> str:
 def test_leaderboard_json_prints_one_object_for_the_latest_run(bench, capsys):
     import_judgments(write(bench, "s.jsonl", GOOD))
     run = JudgeRun.objects.get()
-    printed = json.loads(leaderboard(capsys, "--format", "json"))
+    printed = json.loads(leaderboard(capsys, "--json"))
     assert set(printed) == {
         "benchmark",
         "runs",
@@ -322,8 +322,8 @@ def test_leaderboard_json_prints_one_object_for_the_latest_run(bench, capsys):
 def test_leaderboard_profile_changes_only_catastrophic_cases(bench, capsys):
     # c1 hits 其他 (weight null): the paper's rule zeroes c1, the released code's does not.
     import_judgments(write(bench, "s.jsonl", [scored("c1", [1, 1, 0, 1]), *GOOD[1:]]))
-    paper = json.loads(leaderboard(capsys, "--format", "json"))["systems"][0]
-    code = json.loads(leaderboard(capsys, "--format", "json", "--profile", "heartbench-code"))
+    paper = json.loads(leaderboard(capsys, "--json"))["systems"][0]
+    code = json.loads(leaderboard(capsys, "--json", "--profile", "heartbench-code"))
     code = code["systems"][0]
     # 情绪感知 is hit in c1, c2 and c3 (100 each); under heartbench c1 counts 0 instead, so
     # (0 + 100 + 100) / 3 = 66.67. The normal score (c1, c3) drops; the hard one (c2) does not.
@@ -337,12 +337,12 @@ def test_leaderboard_run_option_and_table_format(bench, capsys):
     import_judgments(write(bench, "s.jsonl", GOOD))
     first = JudgeRun.objects.get()
     import_judgments(write(bench, "s2.jsonl", GOOD[:1]), judge="other")
-    assert json.loads(leaderboard(capsys, "--format", "json"))["runs"] != [first.pk]
-    chosen = json.loads(leaderboard(capsys, "--format", "json", "--run", str(first.pk)))
+    assert json.loads(leaderboard(capsys, "--json"))["runs"] != [first.pk]
+    chosen = json.loads(leaderboard(capsys, "--json", "--run", str(first.pk)))
     assert chosen["runs"] == [first.pk] and chosen["systems"][0]["cases_scored"] == 3
 
     System.objects.filter(name="Alpha").update(kind=System.Kind.HUMAN)
-    table = leaderboard(capsys, "--run", str(first.pk), "--format", "table")
+    table = leaderboard(capsys, "--run", str(first.pk))
     assert f"Benchmark hb, sonnet v1, runs {first.pk}, profile heartbench" in table
     assert "Alpha" in table and "human" in table and "言语表达" in table and "Personality" in table
 
@@ -359,7 +359,7 @@ def test_leaderboard_table_shows_failed_cases_and_undefined_scores(bench, capsys
         rubric_version=c2.case.rubric_versions.get(),
         status="failed",
     )
-    table = leaderboard(capsys, "--format", "table")
+    table = leaderboard(capsys)
     header, alpha = (line.split() for line in table.splitlines()[2:4])
     assert header[-2:] == ["scored", "failed"] and alpha[-2:] == ["2", "1"]
     assert "Alpha: hard: no hard cases were scored" in table
@@ -368,16 +368,16 @@ def test_leaderboard_table_shows_failed_cases_and_undefined_scores(bench, capsys
 
 def test_leaderboard_errors_are_clear(bench, capsys):
     with pytest.raises(CommandError, match="no benchmark with slug 'nope'"):
-        call_command("leaderboard", "--benchmark", "nope", "--format", "json")
+        call_command("leaderboard", "--benchmark", "nope", "--json")
     with pytest.raises(CommandError, match="This benchmark has no finished judge run yet"):
-        leaderboard(capsys, "--format", "json")
+        leaderboard(capsys, "--json")
     import_judgments(write(bench, "s.jsonl", GOOD))
     with pytest.raises(CommandError, match="No judge run #9999 in this benchmark"):
-        leaderboard(capsys, "--run", "9999", "--format", "json")
+        leaderboard(capsys, "--run", "9999", "--json")
     with pytest.raises(CommandError, match="--run takes run ids"):
-        leaderboard(capsys, "--run", "newest", "--format", "json")
+        leaderboard(capsys, "--run", "newest", "--json")
     with pytest.raises(CommandError, match="No judge named nobody"):
-        leaderboard(capsys, "--judge", "nobody", "--format", "json")
+        leaderboard(capsys, "--judge", "nobody", "--json")
     call_command("import_benchmark", write(bench, "o.jsonl", [question("c1")]), "--benchmark", "o")
     answers = write(bench, "oa.jsonl", [{"question_id": "c1", "response": "好"}])
     call_command("import_responses", answers, "--benchmark", "o", "--system", "Alpha")
@@ -393,7 +393,7 @@ def test_leaderboard_errors_are_clear(bench, capsys):
     )
     other = JudgeRun.objects.get(benchmark__slug="o")
     with pytest.raises(CommandError, match=f"No judge run #{other.pk} in this benchmark"):
-        leaderboard(capsys, "--run", str(other.pk), "--format", "json")
+        leaderboard(capsys, "--run", str(other.pk), "--json")
     JudgeRun.objects.update(status=JudgeRun.Status.CANCELLED)
     with pytest.raises(CommandError, match="no finished judge run"):
-        leaderboard(capsys, "--format", "table")
+        leaderboard(capsys)

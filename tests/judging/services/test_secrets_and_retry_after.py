@@ -42,7 +42,7 @@ def test_the_api_key_reaches_the_endpoint_but_no_database_log_page_or_export(
     client.force_login(coordinator)
     for url in (reverse("judge-run", args=[run.pk]), reverse("judge-runs")):
         assert SECRET not in client.get(url).content.decode()
-    call_command("leaderboard", "--benchmark", "hb", "--format", "json")
+    call_command("leaderboard", "--benchmark", "hb", "--json")
     assert SECRET not in capsys.readouterr().out
     assert run.settings_snapshot["api_key_env"] == "CONCORD_JUDGE_KEY_TEST"
 
