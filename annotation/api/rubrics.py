@@ -11,7 +11,6 @@ from rest_framework.views import APIView
 
 from accounts.access import HasPermission
 from annotation.api.serializers import RubricVersionDetailOutput, RubricVersionOutput
-from annotation.downloads import jsonl_download
 from annotation.models import Case
 from annotation.rubric_edit.diff import diff_rows
 from annotation.rubric_edit.rows import RubricRow, assign_missing_keys
@@ -19,6 +18,7 @@ from annotation.selectors.benchmarks import benchmark_get
 from annotation.selectors.rubric_overview import rubrics_export_lines
 from annotation.selectors.rubric_rows import rows_of_version
 from annotation.services.rubrics import RubricConflict, RubricInvalid, rubric_version_create
+from core.downloads import jsonl_download
 
 
 class CriterionInput(serializers.Serializer):

@@ -1,8 +1,6 @@
 """The coordinator's side of review: opening rounds, the dashboard, consensus,
 guidelines and reference answers (adjudication: review_adjudication.py)."""
 
-import csv
-
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import get_user_model
@@ -47,7 +45,8 @@ from annotation.services.review_votes import (
     reference_answers_set,
 )
 from annotation.services.votes_seen import round_votes_seen_record
-from config.spreadsheet import spreadsheet_text
+from core.downloads import csv_download
+from core.tables import csv_lines
 
 MANAGE = "annotation.manage_review"
 CONSENSUS = "annotation.view_consensus"
@@ -257,17 +256,20 @@ def round_consensus_page(request: HttpRequest, round_id: int) -> HttpResponse:
 def piece_rate_csv(request: HttpRequest, round_id: int) -> HttpResponse:
     round_ = get_object_or_404(ReviewRound, pk=round_id)
     dashboard = round_dashboard(round_=round_)
-    response = HttpResponse(content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="piece-rate-{round_.pk}.csv"'
-    writer = csv.writer(response)
-    writer.writerow(["expert", "completed_items", "rate_per_item", "amount", "currency"])
-    for row in dashboard.experts:
-        # No rate set: empty cells rather than an amount of 0 that looks like a decision.
-        rate = "" if row.rate is None else f"{row.rate:.2f}"
-        earned = "" if row.earned is None else f"{row.earned:.2f}"
-        # A username such as "+1+1" or "@cmd" would run as a formula in a spreadsheet.
-        writer.writerow([spreadsheet_text(row.username), row.done, rate, earned, settings.CURRENCY])
-    return response
+    header = ["expert", "completed_items", "rate_per_item", "amount", "currency"]
+    # No rate set: empty cells rather than an amount of 0 that looks like a decision.
+    rows = (
+        [
+            row.username,
+            row.done,
+            "" if row.rate is None else f"{row.rate:.2f}",
+            "" if row.earned is None else f"{row.earned:.2f}",
+            settings.CURRENCY,
+        ]
+        for row in dashboard.experts
+    )
+    # Safe: a username such as "+1+1" or "@cmd" would run as a formula in a spreadsheet.
+    return csv_download(csv_lines(header, rows, safe=True), f"piece-rate-{round_.pk}.csv")
 
 
 @permission_needed(MANAGE)

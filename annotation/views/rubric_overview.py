@@ -7,7 +7,6 @@ from django.utils.dateparse import parse_date
 from django.utils.translation import gettext as _
 
 from accounts.access import permission_needed
-from annotation.downloads import jsonl_download
 from annotation.selectors.benchmarks import benchmark_get
 from annotation.selectors.rubric_overview import (
     cases_changed_since,
@@ -16,6 +15,7 @@ from annotation.selectors.rubric_overview import (
     criteria_search,
     rubrics_export_lines,
 )
+from core.downloads import jsonl_download
 
 
 @permission_needed("annotation.view_benchmark")

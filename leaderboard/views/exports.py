@@ -17,11 +17,12 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from accounts.access import permission_needed
-from annotation.downloads import streamed_download
 from annotation.models import ReviewRound, VotesSeen
 from annotation.selectors.benchmarks import benchmark_get
 from annotation.services.votes_seen import round_votes_seen_record
 from config.broker import BrokerUnreachable
+from core.downloads import streamed_download
+from core.tables import CSV_CONTENT_TYPE, JSONL_CONTENT_TYPE
 from judging.models import JudgeRun
 from judging.scoring import Profile
 from leaderboard.exports.files import (
@@ -45,8 +46,11 @@ from leaderboard.services.export_jobs import (
 EXPORT = "leaderboard.export_data"
 RECENT_JOBS = 20
 
-CSV_TYPE = "text/csv; charset=utf-8"
-CONTENT_TYPES = {CSV_SAFE: CSV_TYPE, CSV_RAW: CSV_TYPE, JSONL: "application/x-ndjson"}
+CONTENT_TYPES = {
+    CSV_SAFE: CSV_CONTENT_TYPE,
+    CSV_RAW: CSV_CONTENT_TYPE,
+    JSONL: JSONL_CONTENT_TYPE,
+}
 
 
 def _format_labels() -> list[tuple[str, str]]:
