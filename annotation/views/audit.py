@@ -19,12 +19,11 @@ from annotation.selectors.audit import (
     audit_filter_parse,
 )
 from core.downloads import csv_download, jsonl_download
+from core.permissions import Perm
 from core.tables import csv_lines, jsonl_lines
 
-VIEW_AUDIT = "annotation.view_audit"
 
-
-@permission_needed(VIEW_AUDIT)
+@permission_needed(Perm.VIEW_AUDIT)
 def audit_log(request: HttpRequest) -> HttpResponse:
     audit_filter, errors = audit_filter_parse(request.GET)
     page = Paginator(audit_events(audit_filter), 50).get_page(request.GET.get("page"))
@@ -53,7 +52,7 @@ def _csv_rows(rows: Iterator[dict]) -> Iterator[list]:
         yield [row[c] for c in EXPORT_COLUMNS]
 
 
-@permission_needed(VIEW_AUDIT)
+@permission_needed(Perm.VIEW_AUDIT)
 def audit_export(request: HttpRequest, fmt: str) -> HttpResponse:
     if fmt not in ("csv", "jsonl"):
         raise Http404("No such format")

@@ -46,14 +46,11 @@ from annotation.services.review_votes import (
 )
 from annotation.services.votes_seen import round_votes_seen_record
 from core.downloads import csv_download
+from core.permissions import Perm
 from core.tables import csv_lines
 
-MANAGE = "annotation.manage_review"
-CONSENSUS = "annotation.view_consensus"
-ADJUDICATE = "annotation.adjudicate"
 
-
-@permission_needed(CONSENSUS)
+@permission_needed(Perm.VIEW_CONSENSUS)
 def round_list(request: HttpRequest) -> HttpResponse:
     rounds = list(ReviewRound.objects.select_related("benchmark").prefetch_related("systems"))
     notices = round_decision_notices(round_ids=[round_.pk for round_ in rounds])
@@ -74,7 +71,7 @@ def _round_benchmark(request: HttpRequest) -> Benchmark | None:
     return benchmarks.first()
 
 
-@permission_needed(MANAGE)
+@permission_needed(Perm.MANAGE_REVIEW)
 def round_new(request: HttpRequest) -> HttpResponse:
     benchmark = _round_benchmark(request)
     form = ReviewRoundForm(request.POST or None, benchmark=benchmark)
@@ -118,7 +115,7 @@ def round_new(request: HttpRequest) -> HttpResponse:
     )
 
 
-@permission_needed(CONSENSUS)
+@permission_needed(Perm.VIEW_CONSENSUS)
 def round_detail(request: HttpRequest, round_id: int) -> HttpResponse:
     round_ = get_object_or_404(ReviewRound.objects.select_related("benchmark"), pk=round_id)
     items = (
@@ -149,7 +146,7 @@ def round_detail(request: HttpRequest, round_id: int) -> HttpResponse:
     )
 
 
-@permission_needed(MANAGE)
+@permission_needed(Perm.MANAGE_REVIEW)
 @require_POST
 def round_action(request: HttpRequest, round_id: int, action: str) -> HttpResponse:
     round_ = get_object_or_404(ReviewRound, pk=round_id)
@@ -185,7 +182,7 @@ def round_action(request: HttpRequest, round_id: int, action: str) -> HttpRespon
     return redirect("review-round", round_id=round_.pk)
 
 
-@permission_needed(MANAGE)
+@permission_needed(Perm.MANAGE_REVIEW)
 def round_close(request: HttpRequest, round_id: int) -> HttpResponse:
     """GET: what closing would stop; POST with `confirm`: close the round."""
     round_ = get_object_or_404(ReviewRound.objects.select_related("benchmark"), pk=round_id)
@@ -221,7 +218,7 @@ def round_close(request: HttpRequest, round_id: int) -> HttpResponse:
     )
 
 
-@permission_needed(CONSENSUS)
+@permission_needed(Perm.VIEW_CONSENSUS)
 def round_consensus_page(request: HttpRequest, round_id: int) -> HttpResponse:
     round_ = get_object_or_404(ReviewRound, pk=round_id)
     round_votes_seen_record(round_=round_, user=request.user, via=VotesSeen.Via.CONSENSUS)
@@ -252,7 +249,7 @@ def round_consensus_page(request: HttpRequest, round_id: int) -> HttpResponse:
     )
 
 
-@permission_needed(MANAGE)
+@permission_needed(Perm.MANAGE_REVIEW)
 def piece_rate_csv(request: HttpRequest, round_id: int) -> HttpResponse:
     round_ = get_object_or_404(ReviewRound, pk=round_id)
     dashboard = round_dashboard(round_=round_)
@@ -272,7 +269,7 @@ def piece_rate_csv(request: HttpRequest, round_id: int) -> HttpResponse:
     return csv_download(csv_lines(header, rows, safe=True), f"piece-rate-{round_.pk}.csv")
 
 
-@permission_needed(MANAGE)
+@permission_needed(Perm.MANAGE_REVIEW)
 def guidelines_edit(request: HttpRequest, slug: str) -> HttpResponse:
     benchmark = get_object_or_404(Benchmark, slug=slug)
     guideline = Guideline.objects.filter(benchmark=benchmark).first()
@@ -289,7 +286,7 @@ def guidelines_edit(request: HttpRequest, slug: str) -> HttpResponse:
     )
 
 
-@permission_needed(MANAGE)
+@permission_needed(Perm.MANAGE_REVIEW)
 def references_edit(request: HttpRequest, item_id: int) -> HttpResponse:
     item = get_object_or_404(
         ReviewItem.objects.select_related("round", "response__case"), pk=item_id

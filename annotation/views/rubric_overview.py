@@ -16,9 +16,10 @@ from annotation.selectors.rubric_overview import (
     rubrics_export_lines,
 )
 from core.downloads import jsonl_download
+from core.permissions import Perm
 
 
-@permission_needed("annotation.view_benchmark")
+@permission_needed(Perm.VIEW_BENCHMARK)
 def rubric_overview(request: HttpRequest, slug: str) -> HttpResponse:
     benchmark = benchmark_get(slug=slug)
     by_ability = criteria_counts_by_ability(benchmark=benchmark)
@@ -60,7 +61,7 @@ def rubric_overview(request: HttpRequest, slug: str) -> HttpResponse:
     )
 
 
-@permission_needed("annotation.view_benchmark")
+@permission_needed(Perm.VIEW_BENCHMARK)
 def rubric_export(request: HttpRequest, slug: str) -> StreamingHttpResponse:
     benchmark = benchmark_get(slug=slug)
     return jsonl_download(

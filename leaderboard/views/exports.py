@@ -22,6 +22,7 @@ from annotation.selectors.benchmarks import benchmark_get
 from annotation.services.votes_seen import round_votes_seen_record
 from config.broker import BrokerUnreachable
 from core.downloads import streamed_download
+from core.permissions import Perm
 from core.tables import CSV_CONTENT_TYPE, JSONL_CONTENT_TYPE
 from judging.models import JudgeRun
 from judging.scoring import Profile
@@ -43,7 +44,6 @@ from leaderboard.services.export_jobs import (
     export_job_file,
 )
 
-EXPORT = "leaderboard.export_data"
 RECENT_JOBS = 20
 
 CONTENT_TYPES = {
@@ -84,7 +84,7 @@ def _jobs_context(benchmark) -> dict:
     return {"benchmark": benchmark, "jobs": jobs, "polling": any(j.is_active for j in jobs)}
 
 
-@permission_needed(EXPORT)
+@permission_needed(Perm.EXPORT_DATA)
 def exports_page(request: HttpRequest, slug: str) -> HttpResponse:
     benchmark = benchmark_get(slug=slug)
     rounds, runs = _rounds(benchmark), _runs(benchmark)
@@ -109,7 +109,7 @@ def exports_page(request: HttpRequest, slug: str) -> HttpResponse:
     )
 
 
-@permission_needed(EXPORT)
+@permission_needed(Perm.EXPORT_DATA)
 def export_jobs_fragment(request: HttpRequest, slug: str) -> HttpResponse:
     """The list of recent jobs alone, polled by the exports page while any is unfinished."""
     benchmark = benchmark_get(slug=slug)
@@ -120,7 +120,7 @@ def _bad_request(message: str) -> HttpResponse:
     return HttpResponse(message, status=400, content_type="text/plain; charset=utf-8")
 
 
-@permission_needed(EXPORT)
+@permission_needed(Perm.EXPORT_DATA)
 def export_download(request: HttpRequest, slug: str, kind: str, fmt: str) -> HttpResponse:
     if kind not in KINDS or (fmt not in FORMATS and fmt != PROVENANCE):
         raise Http404
@@ -161,7 +161,7 @@ def export_download(request: HttpRequest, slug: str, kind: str, fmt: str) -> Htt
     return streamed_download(lines, filename=filename, content_type=CONTENT_TYPES[fmt])
 
 
-@permission_needed(EXPORT)
+@permission_needed(Perm.EXPORT_DATA)
 @require_POST
 def export_job_new(request: HttpRequest, slug: str) -> HttpResponse:
     benchmark = benchmark_get(slug=slug)
@@ -195,7 +195,7 @@ def _back_to_page(slug: str, round_, run) -> HttpResponse:
     return redirect(f"{reverse('exports', args=[slug])}?{query}#export-jobs")
 
 
-@permission_needed(EXPORT)
+@permission_needed(Perm.EXPORT_DATA)
 def export_job_download(request: HttpRequest, slug: str, job_id: int) -> HttpResponse:
     job = get_object_or_404(
         ExportJob, pk=job_id, benchmark__slug=slug, status=ExportJob.Status.DONE
