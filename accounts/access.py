@@ -5,8 +5,10 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from rest_framework.permissions import BasePermission
 
+from core.permissions import Perm
 
-def permission_needed(perm: str) -> Callable:
+
+def permission_needed(perm: Perm) -> Callable:
     """Anonymous users go to the login page; signed-in users without `perm` get 403."""
 
     def decorator(view: Callable) -> Callable:
@@ -33,13 +35,10 @@ class HasPermission(BasePermission):
         return perm is not None and request.user.has_perm(perm)
 
 
-API_DOCS = "annotation.read_api_docs"
-
-
 class ReadsApiDocs(BasePermission):
     """The API's schema and interactive docs: for the roles that use the API (see
     accounts/roles.py), not for experts, who work in the browser, nor users without a role."""
 
     def has_permission(self, request, view) -> bool:
         user = request.user
-        return bool(user and user.is_authenticated and user.has_perm(API_DOCS))
+        return bool(user and user.is_authenticated and user.has_perm(Perm.READ_API_DOCS))

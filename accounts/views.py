@@ -4,14 +4,15 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 
 from accounts.forms import ThrottledAuthenticationForm
+from core.permissions import Perm
 
 
 @login_required
 def home(request: HttpRequest) -> HttpResponse:
     """Send each role to where its work is."""
-    if request.user.has_perm("annotation.view_benchmark"):
+    if request.user.has_perm(Perm.VIEW_BENCHMARK):
         return redirect("benchmark-list")
-    if request.user.has_perm("annotation.annotate"):
+    if request.user.has_perm(Perm.ANNOTATE):
         return redirect("review-my-work")
     return render(request, "accounts/home.html")
 

@@ -4,15 +4,17 @@ from django.core.exceptions import PermissionDenied
 from django.shortcuts import get_object_or_404
 
 from annotation.models import Case
-
-AUTHOR = "annotation.author_rubric"
-COMMENT = "annotation.comment_rubric"
+from core.permissions import Perm
 
 
 def rubric_case_get(user, *, slug: str, external_id: str, edit: bool = False) -> Case:
     """The case whose rubric `user` may read (authors and commenters) or, with `edit`,
     change (authors only)."""
-    allowed = user.has_perm(AUTHOR) if edit else user.has_perm(AUTHOR) or user.has_perm(COMMENT)
+    allowed = (
+        user.has_perm(Perm.AUTHOR_RUBRIC)
+        if edit
+        else user.has_perm(Perm.AUTHOR_RUBRIC) or user.has_perm(Perm.COMMENT_RUBRIC)
+    )
     if not allowed:
         raise PermissionDenied
     return get_object_or_404(

@@ -6,12 +6,13 @@ session, the user and a permission, read as every such page reads them)."""
 from django.http import HttpRequest, HttpResponse
 
 from accounts.access import permission_needed
+from core.permissions import Perm
 
 
 def ceiling(request: HttpRequest) -> HttpResponse:
     return HttpResponse(b"ok", content_type="text/plain")
 
 
-@permission_needed("annotation.annotate")
+@permission_needed(Perm.ANNOTATE)
 def signed_in_floor(request: HttpRequest) -> HttpResponse:
     return HttpResponse(b"ok", content_type="text/plain")

@@ -11,6 +11,7 @@ from rest_framework.views import APIView
 
 from accounts.access import HasPermission
 from annotation.models import Benchmark, ReviewRound, System
+from core.permissions import Perm
 from judging.endpoints import EndpointRefused, key_variable_check
 from judging.forms import CALL_FIELDS, VERSION_FIELDS
 from judging.models import JudgeConfig, JudgeRun, JudgeVersion, PromptTemplate
@@ -30,9 +31,6 @@ from judging.services.run_control import (
 )
 from judging.services.runs import RunNotStartable, WorkersUnreachable, judge_run_start
 from judging.tasks import dispatch_and_watch
-
-VIEW = "judging.view_judgerun"
-RUN = "judging.run_judge"
 
 
 class PromptOutput(serializers.ModelSerializer):
@@ -222,7 +220,7 @@ class RunInput(serializers.Serializer):
 
 class PromptList(generics.ListAPIView):
     permission_classes = [HasPermission]
-    required_permission = "judging.view_prompttemplate"
+    required_permission = Perm.VIEW_PROMPTTEMPLATE
     serializer_class = PromptOutput
     queryset = PromptTemplate.objects.all()
     pagination_class = None
@@ -237,7 +235,7 @@ def _configs():
 
 class ConfigCollection(APIView):
     permission_classes = [HasPermission]
-    required_permissions = {"GET": "judging.view_judgeconfig", "POST": "judging.add_judgeconfig"}
+    required_permissions = {"GET": Perm.VIEW_JUDGECONFIG, "POST": Perm.ADD_JUDGECONFIG}
 
     @extend_schema(responses=ConfigOutput(many=True))
     def get(self, request: Request) -> ApiResponse:
@@ -254,9 +252,9 @@ class ConfigCollection(APIView):
 class ConfigItem(APIView):
     permission_classes = [HasPermission]
     required_permissions = {
-        "GET": "judging.view_judgeconfig",
-        "PUT": "judging.change_judgeconfig",
-        "PATCH": "judging.change_judgeconfig",
+        "GET": Perm.VIEW_JUDGECONFIG,
+        "PUT": Perm.CHANGE_JUDGECONFIG,
+        "PATCH": Perm.CHANGE_JUDGECONFIG,
     }
 
     @extend_schema(responses=ConfigOutput)
@@ -281,7 +279,7 @@ class ConfigItem(APIView):
 
 class RunCollection(APIView):
     permission_classes = [HasPermission]
-    required_permissions = {"GET": VIEW, "POST": RUN}
+    required_permissions = {"GET": Perm.VIEW_JUDGERUN, "POST": Perm.RUN_JUDGE}
 
     @extend_schema(responses=RunOutput(many=True))
     def get(self, request: Request) -> ApiResponse:
@@ -315,7 +313,7 @@ class RunCollection(APIView):
 
 class RunItem(APIView):
     permission_classes = [HasPermission]
-    required_permission = VIEW
+    required_permission = Perm.VIEW_JUDGERUN
 
     @extend_schema(responses=RunOutput)
     def get(self, request: Request, run_id: int) -> ApiResponse:
@@ -324,7 +322,7 @@ class RunItem(APIView):
 
 class RunControl(APIView):
     permission_classes = [HasPermission]
-    required_permission = RUN
+    required_permission = Perm.RUN_JUDGE
     actions = {
         "pause": lambda run, user: judge_run_pause(run=run, user=user),
         "resume": lambda run, user: judge_run_resume(

@@ -11,6 +11,7 @@ from rest_framework.views import APIView
 
 from accounts.access import HasPermission
 from annotation.selectors.benchmarks import benchmark_get
+from core.permissions import Perm
 from judging.scoring import Profile
 from leaderboard.bundles.download import bundle_response
 from leaderboard.models import GateEvaluation, LeaderboardSnapshot
@@ -105,7 +106,7 @@ class AgreementReport(APIView):
     """The agreement report of a judge run against a review round's majority."""
 
     permission_classes = [HasPermission]
-    required_permission = "annotation.view_consensus"
+    required_permission = Perm.VIEW_CONSENSUS
 
     @extend_schema(
         parameters=[
@@ -162,7 +163,7 @@ class Leaderboard(APIView):
     """Scores of a judge version's systems (unpublished), as in the leaderboard command."""
 
     permission_classes = [HasPermission]
-    required_permission = "annotation.view_benchmark"
+    required_permission = Perm.VIEW_BENCHMARK
 
     @extend_schema(
         parameters=[
@@ -204,7 +205,7 @@ class GateEvaluations(APIView):
     """Recorded gate evaluations of a benchmark (GET), and recording one (POST)."""
 
     permission_classes = [HasPermission]
-    required_permissions = {"GET": "annotation.view_consensus", "POST": "leaderboard.record_gate"}
+    required_permissions = {"GET": Perm.VIEW_CONSENSUS, "POST": Perm.RECORD_GATE}
 
     @extend_schema(responses=EvaluationOutput(many=True))
     def get(self, request: Request, slug: str) -> ApiResponse:
@@ -260,8 +261,8 @@ class Leaderboards(APIView):
 
     permission_classes = [HasPermission]
     required_permissions = {
-        "GET": "annotation.view_benchmark",
-        "POST": "leaderboard.publish_leaderboard",
+        "GET": Perm.VIEW_BENCHMARK,
+        "POST": Perm.PUBLISH_LEADERBOARD,
     }
 
     @extend_schema(responses=SnapshotOutput(many=True))
@@ -314,7 +315,7 @@ class SnapshotBundle(APIView):
     """A published leaderboard's evidence bundle (zip), as the page downloads it."""
 
     permission_classes = [HasPermission]
-    required_permission = "leaderboard.export_data"
+    required_permission = Perm.EXPORT_DATA
 
     @extend_schema(responses={(200, "application/zip"): OpenApiResponse(description="zip file")})
     def get(self, request: Request, slug: str, snapshot_id: int):

@@ -9,6 +9,7 @@ from rest_framework.views import APIView
 
 from accounts.access import HasPermission
 from annotation.selectors.benchmarks import benchmark_get
+from core.permissions import Perm
 from leaderboard.selectors.compare import CompareInvalid, runs_compare
 from leaderboard.selectors.judge_selection import SelectionInvalid, judge_selection, selection_round
 from leaderboard.wording_reasons import with_reason_texts
@@ -21,7 +22,7 @@ class CompareRuns(APIView):
     interval."""
 
     permission_classes = [HasPermission]
-    required_permission = "annotation.view_consensus"
+    required_permission = Perm.VIEW_CONSENSUS
 
     @extend_schema(
         parameters=[
@@ -62,7 +63,7 @@ class JudgeSelection(APIView):
     and the judge selection page give them)."""
 
     permission_classes = [HasPermission]
-    required_permission = "annotation.view_consensus"
+    required_permission = Perm.VIEW_CONSENSUS
 
     @extend_schema(
         parameters=[OpenApiParameter("round", str, description="a review round's name or id")],

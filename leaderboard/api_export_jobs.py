@@ -16,6 +16,7 @@ from accounts.access import HasPermission
 from annotation.models import ReviewRound
 from annotation.selectors.benchmarks import benchmark_get
 from config.broker import BrokerUnreachable
+from core.permissions import Perm
 from judging.models import JudgeRun
 from judging.scoring import Profile
 from leaderboard.exports.files import FORMATS, KINDS
@@ -26,7 +27,6 @@ from leaderboard.services.export_jobs import (
 )
 from leaderboard.views.exports import export_job_file_response
 
-EXPORT = "leaderboard.export_data"
 RECENT_JOBS = 20
 TAGS = ["exports"]
 
@@ -159,7 +159,7 @@ class ExportJobCollection(APIView):
     """Recent export jobs of a benchmark, and asking for a new one."""
 
     permission_classes = [HasPermission]
-    required_permission = EXPORT
+    required_permission = Perm.EXPORT_DATA
 
     @extend_schema(responses=ExportJobOutput(many=True), operation_id="export_jobs_list", tags=TAGS)
     def get(self, request: Request, slug: str) -> ApiResponse:
@@ -205,7 +205,7 @@ class ExportJobCollection(APIView):
 
 class ExportJobItem(APIView):
     permission_classes = [HasPermission]
-    required_permission = EXPORT
+    required_permission = Perm.EXPORT_DATA
 
     @extend_schema(responses=ExportJobOutput, operation_id="export_jobs_retrieve", tags=TAGS)
     def get(self, request: Request, slug: str, job_id: int) -> ApiResponse:
@@ -217,7 +217,7 @@ class ExportJobFile(APIView):
     """The prepared file, once the job is ready (404 before, and after it was pruned)."""
 
     permission_classes = [HasPermission]
-    required_permission = EXPORT
+    required_permission = Perm.EXPORT_DATA
 
     def perform_content_negotiation(self, request: Request, force: bool = False):
         # A client asking for text/csv gets the file, not a 406: no renderer is involved.

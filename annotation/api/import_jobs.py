@@ -21,8 +21,8 @@ from annotation.services.import_jobs import (
 )
 from annotation.services.responses_import import BenchmarkNotFound
 from config.broker import BrokerUnreachable
+from core.permissions import Perm
 
-IMPORT = "annotation.import_data"
 RECENT_JOBS = 20
 TAGS = ["imports"]
 
@@ -132,7 +132,7 @@ class ImportJobList(APIView):
     """The 20 newest background imports."""
 
     permission_classes = [HasPermission]
-    required_permission = IMPORT
+    required_permission = Perm.IMPORT_DATA
 
     @extend_schema(responses=ImportJobOutput(many=True), operation_id="import_jobs_list", tags=TAGS)
     def get(self, request: Request) -> ApiResponse:
@@ -144,7 +144,7 @@ class ImportJobItem(APIView):
     """One background import: its status, progress and outcome."""
 
     permission_classes = [HasPermission]
-    required_permission = IMPORT
+    required_permission = Perm.IMPORT_DATA
 
     @extend_schema(responses=ImportJobOutput, operation_id="import_jobs_retrieve", tags=TAGS)
     def get(self, request: Request, import_job_id: int) -> ApiResponse:

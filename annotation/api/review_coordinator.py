@@ -54,10 +54,7 @@ from annotation.services.review_rounds import (
 )
 from annotation.services.review_votes import VoteRefused, reference_answers_set
 from annotation.services.votes_seen import item_votes_seen_record, round_votes_seen_record
-
-MANAGE = "annotation.manage_review"
-CONSENSUS = "annotation.view_consensus"
-ADJUDICATE = "annotation.adjudicate"
+from core.permissions import Perm
 
 User = get_user_model()
 
@@ -146,7 +143,7 @@ def _consensus(round_: ReviewRound) -> list[dict]:
 
 class RoundCollection(APIView):
     permission_classes = [HasPermission]
-    required_permission = MANAGE
+    required_permission = Perm.MANAGE_REVIEW
 
     @extend_schema(responses=ManagedRoundOutput(many=True))
     def get(self, request: Request) -> ApiResponse:
@@ -179,7 +176,7 @@ class RoundDetail(APIView):
     """The round's settings and items, with the systems and the experts' assignments."""
 
     permission_classes = [HasPermission]
-    required_permission = MANAGE
+    required_permission = Perm.MANAGE_REVIEW
 
     @extend_schema(responses=ManagedRoundDetailOutput)
     def get(self, request: Request, round_id: int) -> ApiResponse:
@@ -190,7 +187,7 @@ class RoundExtend(APIView):
     """Grow the sample to a larger fraction, keeping the items already there."""
 
     permission_classes = [HasPermission]
-    required_permission = MANAGE
+    required_permission = Perm.MANAGE_REVIEW
 
     @extend_schema(
         request=RoundExtendInput,
@@ -214,7 +211,7 @@ class RoundStatus(APIView):
     """Open, pause or close the round."""
 
     permission_classes = [HasPermission]
-    required_permission = MANAGE
+    required_permission = Perm.MANAGE_REVIEW
 
     @extend_schema(
         request=RoundStatusInput,
@@ -252,7 +249,7 @@ class AssignmentReassign(APIView):
     """Move an item nobody has started to another expert of the round's pool."""
 
     permission_classes = [HasPermission]
-    required_permission = MANAGE
+    required_permission = Perm.MANAGE_REVIEW
 
     @extend_schema(
         request=ReassignInput,
@@ -275,7 +272,7 @@ class BenchmarkGuidelines(APIView):
     """The benchmark's annotation guidelines, shown to experts beside every item."""
 
     permission_classes = [HasPermission]
-    required_permission = MANAGE
+    required_permission = Perm.MANAGE_REVIEW
 
     @extend_schema(responses=GuidelineOutput)
     def get(self, request: Request, slug: str) -> ApiResponse:
@@ -298,7 +295,7 @@ class ItemReferences(APIView):
     """Make the item a reference item, with the known answer (and why) per criterion."""
 
     permission_classes = [HasPermission]
-    required_permission = MANAGE
+    required_permission = Perm.MANAGE_REVIEW
 
     @extend_schema(
         request=ReferencesInput,
@@ -329,7 +326,7 @@ class RoundConsensus(APIView):
     """The majority of the submitted votes per item and criterion; an even split is a tie."""
 
     permission_classes = [HasPermission]
-    required_permission = CONSENSUS
+    required_permission = Perm.VIEW_CONSENSUS
 
     @extend_schema(responses=ConsensusItemOutput(many=True))
     def get(self, request: Request, round_id: int) -> ApiResponse:
@@ -342,7 +339,7 @@ class ItemAdjudicate(APIView):
     """A senior decision kept beside the raw votes, which never change."""
 
     permission_classes = [HasPermission]
-    required_permission = ADJUDICATE
+    required_permission = Perm.ADJUDICATE
 
     @extend_schema(
         request=AdjudicationInput,

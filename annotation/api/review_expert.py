@@ -31,9 +31,7 @@ from annotation.services.review_votes import (
     assignment_submit,
     flag_raise,
 )
-
-ANNOTATE = "annotation.annotate"
-
+from core.permissions import Perm
 
 # Output ---------------------------------------------------------------------------------
 
@@ -233,7 +231,7 @@ class ExpertRoundList(APIView):
     """The open and paused rounds the expert is in, with their progress."""
 
     permission_classes = [HasPermission]
-    required_permission = ANNOTATE
+    required_permission = Perm.ANNOTATE
 
     @extend_schema(responses=ExpertRoundOutput(many=True))
     def get(self, request: Request) -> ApiResponse:
@@ -254,7 +252,7 @@ class ExpertNextItem(APIView):
     """The expert's unfinished item in the round, else a new one."""
 
     permission_classes = [HasPermission]
-    required_permission = ANNOTATE
+    required_permission = Perm.ANNOTATE
 
     @extend_schema(
         request=None,
@@ -290,7 +288,7 @@ class ExpertNextItem(APIView):
 
 class ExpertAssignmentDetail(APIView):
     permission_classes = [HasPermission]
-    required_permission = ANNOTATE
+    required_permission = Perm.ANNOTATE
 
     @extend_schema(responses=ExpertAssignmentOutput)
     def get(self, request: Request, assignment_id: int) -> ApiResponse:
@@ -302,7 +300,7 @@ class ExpertAutosave(APIView):
     """Keep partial answers and count active time; nothing is recorded as a vote."""
 
     permission_classes = [HasPermission]
-    required_permission = ANNOTATE
+    required_permission = Perm.ANNOTATE
 
     @extend_schema(
         request=ReviewAutosaveInput,
@@ -339,7 +337,7 @@ class ExpertSubmit(APIView):
     same base_revision records nothing."""
 
     permission_classes = [HasPermission]
-    required_permission = ANNOTATE
+    required_permission = Perm.ANNOTATE
 
     @extend_schema(
         request=ReviewSubmitInput,
@@ -371,7 +369,7 @@ class ExpertFlag(APIView):
     """Tell the coordinator something is wrong with the item."""
 
     permission_classes = [HasPermission]
-    required_permission = ANNOTATE
+    required_permission = Perm.ANNOTATE
 
     @extend_schema(
         request=ReviewFlagInput,

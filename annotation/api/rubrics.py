@@ -11,7 +11,6 @@ from rest_framework.views import APIView
 
 from accounts.access import HasPermission
 from annotation.api.serializers import RubricVersionDetailOutput, RubricVersionOutput
-from annotation.downloads import jsonl_download
 from annotation.models import Case
 from annotation.rubric_edit.diff import diff_rows
 from annotation.rubric_edit.rows import RubricRow, assign_missing_keys
@@ -19,6 +18,8 @@ from annotation.selectors.benchmarks import benchmark_get
 from annotation.selectors.rubric_overview import rubrics_export_lines
 from annotation.selectors.rubric_rows import rows_of_version
 from annotation.services.rubrics import RubricConflict, RubricInvalid, rubric_version_create
+from core.downloads import jsonl_download
+from core.permissions import Perm
 
 
 class CriterionInput(serializers.Serializer):
@@ -66,7 +67,7 @@ def _diff_payload(entries) -> list[dict]:
 
 class RubricVersionCollection(APIView):
     permission_classes = [HasPermission]
-    required_permissions = {"GET": "annotation.view_benchmark", "POST": "annotation.author_rubric"}
+    required_permissions = {"GET": Perm.VIEW_BENCHMARK, "POST": Perm.AUTHOR_RUBRIC}
 
     @extend_schema(responses=RubricVersionOutput(many=True))
     def get(self, request: Request, slug: str, external_id: str) -> ApiResponse:
@@ -138,7 +139,7 @@ class RubricVersionCollection(APIView):
 
 class RubricVersionDiff(APIView):
     permission_classes = [HasPermission]
-    required_permission = "annotation.view_benchmark"
+    required_permission = Perm.VIEW_BENCHMARK
 
     @extend_schema(
         parameters=[
@@ -164,7 +165,7 @@ class RubricVersionDiff(APIView):
 
 class RubricExport(APIView):
     permission_classes = [HasPermission]
-    required_permission = "annotation.view_benchmark"
+    required_permission = Perm.VIEW_BENCHMARK
 
     @extend_schema(
         responses={(200, "application/x-ndjson"): OpenApiResponse(description="JSON Lines")}

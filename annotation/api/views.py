@@ -22,11 +22,9 @@ from annotation.services.benchmark_import import benchmark_import
 from annotation.services.import_jobs import import_in_background
 from annotation.services.responses_import import BenchmarkNotFound, responses_import
 from config.parsers import CheckedFormParser, CheckedMultiPartParser
+from core.permissions import Perm
 
-VIEW = "annotation.view_benchmark"
 # Responses and systems reveal who wrote what: never for experts.
-VIEW_IDENTITY = "annotation.view_system_identity"
-IMPORT = "annotation.import_data"
 
 
 def _rejected(exc: ImportRejected) -> ApiResponse:
@@ -56,7 +54,7 @@ IMPORT_RESPONSES_DOC = {
 
 class BenchmarkList(APIView):
     permission_classes = [HasPermission]
-    required_permission = VIEW
+    required_permission = Perm.VIEW_BENCHMARK
 
     @extend_schema(responses=s.BenchmarkOutput(many=True))
     def get(self, request: Request) -> ApiResponse:
@@ -65,7 +63,7 @@ class BenchmarkList(APIView):
 
 class BenchmarkDetail(APIView):
     permission_classes = [HasPermission]
-    required_permission = VIEW
+    required_permission = Perm.VIEW_BENCHMARK
 
     @extend_schema(responses=s.BenchmarkOutput)
     def get(self, request: Request, slug: str) -> ApiResponse:
@@ -84,7 +82,7 @@ class BenchmarkDetail(APIView):
 )
 class CaseList(generics.ListAPIView):
     permission_classes = [HasPermission]
-    required_permission = VIEW
+    required_permission = Perm.VIEW_BENCHMARK
     serializer_class = s.CaseOutput
     filter_backends: list = []
 
@@ -108,7 +106,7 @@ class CaseList(generics.ListAPIView):
 
 class CaseDetail(generics.RetrieveAPIView):
     permission_classes = [HasPermission]
-    required_permission = VIEW
+    required_permission = Perm.VIEW_BENCHMARK
     serializer_class = s.CaseOutput
 
     def get_object(self):
@@ -121,7 +119,7 @@ class CaseDetail(generics.RetrieveAPIView):
 
 class RubricVersionDetail(generics.RetrieveAPIView):
     permission_classes = [HasPermission]
-    required_permission = VIEW
+    required_permission = Perm.VIEW_BENCHMARK
     serializer_class = s.RubricVersionDetailOutput
 
     def get_object(self):
@@ -137,7 +135,7 @@ class RubricVersionDetail(generics.RetrieveAPIView):
 
 class SystemList(generics.ListAPIView):
     permission_classes = [HasPermission]
-    required_permission = VIEW_IDENTITY
+    required_permission = Perm.VIEW_SYSTEM_IDENTITY
     serializer_class = s.SystemOutput
     queryset = System.objects.order_by("name")
     pagination_class = None
@@ -152,7 +150,7 @@ class SystemList(generics.ListAPIView):
 )
 class ResponseList(generics.ListAPIView):
     permission_classes = [HasPermission]
-    required_permission = VIEW_IDENTITY
+    required_permission = Perm.VIEW_SYSTEM_IDENTITY
     serializer_class = s.ResponseOutput
     filter_backends: list = []
 
@@ -171,7 +169,7 @@ class BenchmarkImport(APIView):
     """Upload a question file into the benchmark `slug` (created if new)."""
 
     permission_classes = [HasPermission]
-    required_permission = IMPORT
+    required_permission = Perm.IMPORT_DATA
     parser_classes = [CheckedMultiPartParser, CheckedFormParser]
 
     @extend_schema(
@@ -209,7 +207,7 @@ class ResponsesImport(APIView):
     """Upload an answers file as the responses of one system (created if new)."""
 
     permission_classes = [HasPermission]
-    required_permission = IMPORT
+    required_permission = Perm.IMPORT_DATA
     parser_classes = [CheckedMultiPartParser, CheckedFormParser]
 
     @extend_schema(

@@ -17,8 +17,8 @@ from annotation.models import (
     WorkedExample,
 )
 from annotation.selectors.rubrics import latest_version_id_subquery
+from core.permissions import Perm
 
-MANAGE = "annotation.manage_review"
 SEARCH_MAX_LENGTH = 200
 
 
@@ -26,7 +26,7 @@ def guidance_round_get(user, round_id: int) -> ReviewRound:
     """A round whose benchmark's guidance `user` may read, or 404: coordinators every
     round's; an expert those of the rounds they rate in (the pool, or work of their own)."""
     rounds = ReviewRound.objects.select_related("benchmark")
-    if not user.has_perm(MANAGE):
+    if not user.has_perm(Perm.MANAGE_REVIEW):
         work = Assignment.objects.filter(item__round_id=OuterRef("pk"), expert_id=user.pk)
         pool = ReviewRound.experts.through.objects.filter(
             reviewround_id=OuterRef("pk"), user_id=user.pk

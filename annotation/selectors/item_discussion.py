@@ -13,8 +13,8 @@ from django.shortcuts import get_object_or_404
 
 from annotation.models import Assignment, ItemDiscussionPost, ReviewItem, ReviewRound, Vote
 from annotation.selectors.rater_pseudonyms import round_rater_pseudonyms
+from core.permissions import Perm
 
-MANAGE = "annotation.manage_review"
 CLOSED = ReviewRound.Status.CLOSED
 
 
@@ -72,7 +72,7 @@ def item_discussion_get(user, item_id: int) -> ItemDiscussion:
         .order_by("criterion__position")
     )
     is_rater = any(expert_id == user.pk for *_, expert_id in rows)
-    if not (is_rater or user.has_perm(MANAGE)):
+    if not (is_rater or user.has_perm(Perm.MANAGE_REVIEW)):
         raise Http404
     by_criterion: dict[tuple[int, str], list[tuple[bool, int]]] = defaultdict(list)
     for position, text, hit, expert_id in rows:

@@ -1,5 +1,4 @@
 import datetime as dt
-import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -7,6 +6,7 @@ from django.db.models import Count, Q, QuerySet
 
 from annotation.models import Ability, Benchmark, Case, Criterion, RubricVersion
 from annotation.selectors.rubrics import latest_version_id_subquery
+from core.tables import jsonl_line
 
 EXPORT_CHUNK = 500
 
@@ -78,7 +78,7 @@ def criteria_search(*, benchmark: Benchmark, text: str, limit: int = 200) -> lis
     )
 
 
-def rubrics_export_lines(*, benchmark: Benchmark) -> Iterator[str]:
+def rubrics_export_lines(*, benchmark: Benchmark) -> Iterator[bytes]:
     """The benchmark's current rubrics in the question format, one JSON line per case, in
     import order. Streams: a chunk of cases and their criteria at a time."""
     cases = (
@@ -96,7 +96,7 @@ def rubrics_export_lines(*, benchmark: Benchmark) -> Iterator[str]:
     yield from _export_chunk(chunk)
 
 
-def _export_chunk(cases: list[Case]) -> Iterator[str]:
+def _export_chunk(cases: list[Case]) -> Iterator[bytes]:
     if not cases:
         return
     criteria: dict[int, list[dict]] = {}
@@ -118,4 +118,4 @@ def _export_chunk(cases: list[Case]) -> Iterator[str]:
             "primary_scene": case.scenario.primary if case.scenario else "",
             "secondary_scene": case.scenario.secondary if case.scenario else "",
         }
-        yield json.dumps(row, ensure_ascii=False) + "\n"
+        yield jsonl_line(row)

@@ -1,6 +1,5 @@
 """The audit log page and its CSV and JSON Lines exports, with the same filters."""
 
-import csv
 import json
 from collections.abc import Iterator
 
@@ -11,7 +10,6 @@ from django.utils.http import urlencode
 
 from accounts.access import permission_needed
 from annotation.audit_details import details_sentences
-from annotation.downloads import jsonl_download, streamed_download
 from annotation.models import Benchmark
 from annotation.selectors.audit import (
     EXPORT_COLUMNS,
@@ -20,13 +18,13 @@ from annotation.selectors.audit import (
     audit_export_rows,
     audit_filter_parse,
 )
-from config.spreadsheet import spreadsheet_text
 from core.audit import registered_actions
+from core.downloads import csv_download, jsonl_download
+from core.permissions import Perm
+from core.tables import csv_lines, jsonl_lines
 
-VIEW_AUDIT = "annotation.view_audit"
 
-
-@permission_needed(VIEW_AUDIT)
+@permission_needed(Perm.VIEW_AUDIT)
 def audit_log(request: HttpRequest) -> HttpResponse:
     audit_filter, errors = audit_filter_parse(request.GET)
     page = Paginator(audit_events(audit_filter), 50).get_page(request.GET.get("page"))
@@ -49,23 +47,13 @@ def audit_log(request: HttpRequest) -> HttpResponse:
     )
 
 
-class _Echo:
-    def write(self, value: str) -> str:
-        return value
-
-
-def _csv_lines(rows: Iterator[dict]) -> Iterator[str]:
-    writer = csv.writer(_Echo(), lineterminator="\n")
-    yield writer.writerow(EXPORT_COLUMNS)
+def _csv_rows(rows: Iterator[dict]) -> Iterator[list]:
     for row in rows:
         row["details"] = json.dumps(row["details"], ensure_ascii=False, sort_keys=True)
-        cells = ["" if row[c] is None else row[c] for c in EXPORT_COLUMNS]
-        yield writer.writerow(
-            [spreadsheet_text(cell) if isinstance(cell, str) else cell for cell in cells]
-        )
+        yield [row[c] for c in EXPORT_COLUMNS]
 
 
-@permission_needed(VIEW_AUDIT)
+@permission_needed(Perm.VIEW_AUDIT)
 def audit_export(request: HttpRequest, fmt: str) -> HttpResponse:
     if fmt not in ("csv", "jsonl"):
         raise Http404("No such format")
@@ -74,8 +62,5 @@ def audit_export(request: HttpRequest, fmt: str) -> HttpResponse:
         return HttpResponse("\n".join(errors), status=400, content_type="text/plain")
     rows = audit_export_rows(audit_events(audit_filter))
     if fmt == "jsonl":
-        lines = (json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
-        return jsonl_download(lines, "audit-log.jsonl")
-    return streamed_download(
-        _csv_lines(rows), filename="audit-log.csv", content_type="text/csv; charset=utf-8"
-    )
+        return jsonl_download(jsonl_lines(rows), "audit-log.jsonl")
+    return csv_download(csv_lines(EXPORT_COLUMNS, _csv_rows(rows), safe=True), "audit-log.csv")

@@ -13,6 +13,7 @@ from annotation.selectors.benchmarks import (
     cases_for_benchmark,
 )
 from annotation.selectors.cases import case_view
+from core.permissions import Perm
 
 CASES_PER_PAGE = 25
 
@@ -24,14 +25,14 @@ def _int_or_none(value: str | None) -> int | None:
         return None
 
 
-@permission_needed("annotation.view_benchmark")
+@permission_needed(Perm.VIEW_BENCHMARK)
 def benchmark_list(request: HttpRequest) -> HttpResponse:
     return render(
         request, "annotation/benchmark_list.html", {"benchmarks": benchmark_list_with_counts()}
     )
 
 
-@permission_needed("annotation.view_benchmark")
+@permission_needed(Perm.VIEW_BENCHMARK)
 def benchmark_detail(request: HttpRequest, slug: str) -> HttpResponse:
     benchmark = benchmark_get(slug=slug)
     difficulty = request.GET.get("difficulty", "")
@@ -61,7 +62,7 @@ def _querystring_without_page(request: HttpRequest) -> str:
     return query.urlencode()
 
 
-@permission_needed("annotation.view_benchmark")
+@permission_needed(Perm.VIEW_BENCHMARK)
 def case_detail(request: HttpRequest, slug: str, external_id: str) -> HttpResponse:
     case = case_get(benchmark=benchmark_get(slug=slug), external_id=external_id)
     view = case_view(case=case, version_number=_int_or_none(request.GET.get("version")))

@@ -10,7 +10,6 @@ from accounts.access import permission_needed
 from annotation.guidance_forms import FaqEntryForm, WorkedExampleForm
 from annotation.models import Benchmark, FaqEntry, WorkedExample
 from annotation.selectors.guidance import (
-    MANAGE,
     SEARCH_MAX_LENGTH,
     criterion_refs_of,
     faq_entries,
@@ -24,11 +23,10 @@ from annotation.services.guidance import (
     worked_example_delete,
     worked_example_save,
 )
+from core.permissions import Perm
 
-READ = "annotation.read_guidance"
 
-
-@permission_needed(READ)
+@permission_needed(Perm.READ_GUIDANCE)
 def guidance(request: HttpRequest, round_id: int) -> HttpResponse:
     round_ = guidance_round_get(request.user, round_id)
     search = request.GET.get("q", "").strip()[:SEARCH_MAX_LENGTH]
@@ -57,7 +55,7 @@ def _delete_or_edit(request, model, benchmark):
     return get_object_or_404(model, pk=int(pk), benchmark=benchmark)
 
 
-@permission_needed(MANAGE)
+@permission_needed(Perm.MANAGE_REVIEW)
 def faq_manage(request: HttpRequest, slug: str) -> HttpResponse:
     benchmark = get_object_or_404(Benchmark, slug=slug)
     entry = _delete_or_edit(request, FaqEntry, benchmark)
@@ -97,7 +95,7 @@ def faq_manage(request: HttpRequest, slug: str) -> HttpResponse:
     )
 
 
-@permission_needed(MANAGE)
+@permission_needed(Perm.MANAGE_REVIEW)
 def examples_manage(request: HttpRequest, slug: str) -> HttpResponse:
     benchmark = get_object_or_404(Benchmark, slug=slug)
     example = _delete_or_edit(request, WorkedExample, benchmark)

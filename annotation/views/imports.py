@@ -16,8 +16,8 @@ from annotation.services.import_jobs import (
 )
 from annotation.services.responses_import import BenchmarkNotFound, responses_import
 from config.broker import BrokerUnreachable
+from core.permissions import Perm
 
-IMPORT = "annotation.import_data"
 # Both forms share field names on one page; distinct ids keep each label on its own input.
 RESPONSES_IDS = "id_responses_%s"
 RECENT_JOBS = 10
@@ -37,7 +37,7 @@ def _no_benchmark(slug: str) -> str:
     return _("There is no benchmark %(slug)s; import its questions first.") % {"slug": slug}
 
 
-@permission_needed(IMPORT)
+@permission_needed(Perm.IMPORT_DATA)
 def import_page(request: HttpRequest) -> HttpResponse:
     return _render(request, {})
 
@@ -67,7 +67,7 @@ def _job_context(job: ImportJob) -> dict:
     }
 
 
-@permission_needed(IMPORT)
+@permission_needed(Perm.IMPORT_DATA)
 def import_benchmark_upload(request: HttpRequest) -> HttpResponse:
     form = BenchmarkImportForm(request.POST or None, request.FILES or None)
     if request.method != "POST" or not form.is_valid():
@@ -99,7 +99,7 @@ def import_benchmark_upload(request: HttpRequest) -> HttpResponse:
     )
 
 
-@permission_needed(IMPORT)
+@permission_needed(Perm.IMPORT_DATA)
 def import_responses_upload(request: HttpRequest) -> HttpResponse:
     form = ResponsesImportForm(request.POST or None, request.FILES or None, auto_id=RESPONSES_IDS)
     if request.method != "POST" or not form.is_valid():
@@ -133,7 +133,7 @@ def import_responses_upload(request: HttpRequest) -> HttpResponse:
     )
 
 
-@permission_needed(IMPORT)
+@permission_needed(Perm.IMPORT_DATA)
 def import_job(request: HttpRequest, import_job_id: int) -> HttpResponse:
     """A background import: its progress, then its outcome (the page polls this)."""
     job = get_object_or_404(ImportJob.objects.select_related("requested_by"), pk=import_job_id)

@@ -14,11 +14,10 @@ from annotation.services.item_discussion import (
     discussion_post_create,
 )
 from annotation.services.votes_seen import item_votes_seen_record
+from core.permissions import Perm
 
-DISCUSS = "annotation.discuss_item"
 
-
-@permission_needed(DISCUSS)
+@permission_needed(Perm.DISCUSS_ITEM)
 def item_discussion(request: HttpRequest, item_id: int) -> HttpResponse:
     discussion = item_discussion_get(request.user, item_id)
     # The thread shows how the raters split: the reader's own votes on it are frozen, and

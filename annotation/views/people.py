@@ -47,9 +47,7 @@ from annotation.services.round_pool import (
     pool_remove,
     unstarted_assignments,
 )
-
-MANAGE_PEOPLE = "accounts.manage_people"
-MANAGE_REVIEW = "annotation.manage_review"
+from core.permissions import Perm
 
 
 def _list_page(request, form, status=200, link=None):
@@ -61,13 +59,13 @@ def _list_page(request, form, status=200, link=None):
     )
 
 
-@permission_needed(MANAGE_PEOPLE)
+@permission_needed(Perm.MANAGE_PEOPLE)
 def people_page(request: HttpRequest) -> HttpResponse:
     return _list_page(request, InviteForm())
 
 
 @never_cache
-@permission_needed(MANAGE_PEOPLE)
+@permission_needed(Perm.MANAGE_PEOPLE)
 @require_POST
 def invite(request: HttpRequest) -> HttpResponse:
     form = InviteForm(request.POST)
@@ -89,7 +87,7 @@ def invite(request: HttpRequest) -> HttpResponse:
     return _list_page(request, form, status=400)
 
 
-@permission_needed(MANAGE_PEOPLE)
+@permission_needed(Perm.MANAGE_PEOPLE)
 @require_POST
 def invite_revoke(request: HttpRequest, invitation_id: int) -> HttpResponse:
     invitation = get_object_or_404(Invitation, pk=invitation_id)
@@ -128,7 +126,7 @@ def _person_page(request, person, form, status=200, reset_link=None):
     )
 
 
-@permission_needed(MANAGE_PEOPLE)
+@permission_needed(Perm.MANAGE_PEOPLE)
 def person(request: HttpRequest, user_id: int) -> HttpResponse:
     person_ = get_object_or_404(get_user_model(), pk=user_id)
     if request.method != "POST":
@@ -163,7 +161,7 @@ def person(request: HttpRequest, user_id: int) -> HttpResponse:
     return _person_page(request, person_, form, status=400)
 
 
-@permission_needed(MANAGE_REVIEW)
+@permission_needed(Perm.MANAGE_REVIEW)
 @require_POST
 def pool_add_view(request: HttpRequest, round_id: int) -> HttpResponse:
     round_ = get_object_or_404(ReviewRound.objects.select_related("benchmark"), pk=round_id)
@@ -182,7 +180,7 @@ def pool_add_view(request: HttpRequest, round_id: int) -> HttpResponse:
     return redirect("review-round", round_id=round_.pk)
 
 
-@permission_needed(MANAGE_REVIEW)
+@permission_needed(Perm.MANAGE_REVIEW)
 @require_POST
 def pool_remove_view(request: HttpRequest, round_id: int, user_id: int) -> HttpResponse:
     round_ = get_object_or_404(ReviewRound.objects.select_related("benchmark"), pk=round_id)
@@ -209,7 +207,7 @@ def _int(text) -> int | None:
 
 
 @never_cache
-@permission_needed(MANAGE_PEOPLE)
+@permission_needed(Perm.MANAGE_PEOPLE)
 @require_POST
 def reset_link(request: HttpRequest, user_id: int) -> HttpResponse:
     person_ = get_object_or_404(get_user_model(), pk=user_id)
@@ -222,7 +220,7 @@ def reset_link(request: HttpRequest, user_id: int) -> HttpResponse:
     return _person_page(request, person_, _person_form(person_), reset_link=link)
 
 
-@permission_needed(MANAGE_REVIEW)
+@permission_needed(Perm.MANAGE_REVIEW)
 @require_POST
 def round_rate(request: HttpRequest, round_id: int) -> HttpResponse:
     round_ = get_object_or_404(ReviewRound.objects.select_related("benchmark"), pk=round_id)

@@ -17,8 +17,7 @@ from annotation.selectors.review_dashboard import QUEUE_NEEDED, QUEUE_SPLITS, ad
 from annotation.services.review_adjudication import Decision, item_adjudicate
 from annotation.services.review_votes import NOTE_MAX_LENGTH, VoteRefused
 from annotation.services.votes_seen import item_votes_seen_record
-
-ADJUDICATE = "annotation.adjudicate"
+from core.permissions import Perm
 
 
 def _queue_filter(request: HttpRequest) -> str:
@@ -33,7 +32,7 @@ def _queue_filter(request: HttpRequest) -> str:
     return urlencode(values)
 
 
-@permission_needed(ADJUDICATE)
+@permission_needed(Perm.ADJUDICATE)
 def adjudication_list(request: HttpRequest) -> HttpResponse:
     round_id = request.GET.get("round", "")
     round_ = get_object_or_404(ReviewRound, pk=int(round_id)) if round_id.isdigit() else None
@@ -67,7 +66,7 @@ def _posted_decisions(request: HttpRequest, criteria) -> list[Decision]:
     return decisions
 
 
-@permission_needed(ADJUDICATE)
+@permission_needed(Perm.ADJUDICATE)
 def adjudicate(request: HttpRequest, item_id: int) -> HttpResponse:
     """A senior expert sees the votes and notes (never the system) and records a decision."""
     item = item_get_for_adjudicator(request.user, item_id)

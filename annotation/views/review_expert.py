@@ -39,8 +39,7 @@ from annotation.services.review_votes import (
     criteria_ids,
     flag_raise,
 )
-
-ANNOTATE = "annotation.annotate"
+from core.permissions import Perm
 
 
 def _posted_votes(request: HttpRequest, assignment: Assignment) -> list[VoteInput]:
@@ -57,7 +56,7 @@ def _active_seconds(request: HttpRequest) -> int:
     return int(value) if value.isdigit() else 0
 
 
-@permission_needed(ANNOTATE)
+@permission_needed(Perm.ANNOTATE)
 def my_work(request: HttpRequest) -> HttpResponse:
     rounds = rounds_for_expert(expert=request.user)
     calibrations = {
@@ -77,7 +76,7 @@ def my_work(request: HttpRequest) -> HttpResponse:
     )
 
 
-@permission_needed(ANNOTATE)
+@permission_needed(Perm.ANNOTATE)
 def my_submitted(request: HttpRequest, round_id: int) -> HttpResponse:
     mine = Q(experts=request.user) | Q(items__assignments__expert=request.user)
     round_ = get_object_or_404(ReviewRound.objects.filter(mine).distinct(), pk=round_id)
@@ -97,7 +96,7 @@ def my_submitted(request: HttpRequest, round_id: int) -> HttpResponse:
     )
 
 
-@permission_needed(ANNOTATE)
+@permission_needed(Perm.ANNOTATE)
 @require_POST
 def next_item(request: HttpRequest, round_id: int) -> HttpResponse:
     round_ = get_object_or_404(ReviewRound, pk=round_id, experts=request.user)
@@ -193,12 +192,12 @@ def _saved_answers(assignment: Assignment, criteria) -> dict:
     return {str(v.criterion_id): {"hit": v.hit, "note": v.note} for v in latest}
 
 
-@permission_needed(ANNOTATE)
+@permission_needed(Perm.ANNOTATE)
 def annotate(request: HttpRequest, assignment_id: int) -> HttpResponse:
     return _annotate_page(request, assignment_get_for_expert(request.user, assignment_id))
 
 
-@permission_needed(ANNOTATE)
+@permission_needed(Perm.ANNOTATE)
 @require_POST
 def autosave(request: HttpRequest, assignment_id: int) -> HttpResponse:
     assignment = assignment_get_for_expert(request.user, assignment_id, for_page=False)
@@ -219,7 +218,7 @@ def autosave(request: HttpRequest, assignment_id: int) -> HttpResponse:
     return JsonResponse({"saved": True, "active_seconds": saved.active_seconds})
 
 
-@permission_needed(ANNOTATE)
+@permission_needed(Perm.ANNOTATE)
 @require_POST
 def submit(request: HttpRequest, assignment_id: int) -> HttpResponse:
     assignment = assignment_get_for_expert(request.user, assignment_id, for_page=False)
@@ -262,7 +261,7 @@ def submit(request: HttpRequest, assignment_id: int) -> HttpResponse:
     return redirect("review-my-work")
 
 
-@permission_needed(ANNOTATE)
+@permission_needed(Perm.ANNOTATE)
 @require_POST
 def skip(request: HttpRequest, assignment_id: int) -> HttpResponse:
     assignment = assignment_get_for_expert(request.user, assignment_id, for_page=False)
@@ -280,7 +279,7 @@ def skip(request: HttpRequest, assignment_id: int) -> HttpResponse:
     return next_item(request, assignment.item.round_id)
 
 
-@permission_needed(ANNOTATE)
+@permission_needed(Perm.ANNOTATE)
 @require_POST
 def flag(request: HttpRequest, assignment_id: int) -> HttpResponse:
     assignment = assignment_get_for_expert(request.user, assignment_id)

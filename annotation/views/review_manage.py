@@ -1,8 +1,6 @@
 """The coordinator's side of review: opening rounds, the dashboard, consensus,
 guidelines and reference answers (adjudication: review_adjudication.py)."""
 
-import csv
-
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import get_user_model
@@ -47,14 +45,12 @@ from annotation.services.review_votes import (
     reference_answers_set,
 )
 from annotation.services.votes_seen import round_votes_seen_record
-from config.spreadsheet import spreadsheet_text
-
-MANAGE = "annotation.manage_review"
-CONSENSUS = "annotation.view_consensus"
-ADJUDICATE = "annotation.adjudicate"
+from core.downloads import csv_download
+from core.permissions import Perm
+from core.tables import csv_lines
 
 
-@permission_needed(CONSENSUS)
+@permission_needed(Perm.VIEW_CONSENSUS)
 def round_list(request: HttpRequest) -> HttpResponse:
     rounds = list(ReviewRound.objects.select_related("benchmark").prefetch_related("systems"))
     notices = round_decision_notices(round_ids=[round_.pk for round_ in rounds])
@@ -75,7 +71,7 @@ def _round_benchmark(request: HttpRequest) -> Benchmark | None:
     return benchmarks.first()
 
 
-@permission_needed(MANAGE)
+@permission_needed(Perm.MANAGE_REVIEW)
 def round_new(request: HttpRequest) -> HttpResponse:
     benchmark = _round_benchmark(request)
     form = ReviewRoundForm(request.POST or None, benchmark=benchmark)
@@ -119,7 +115,7 @@ def round_new(request: HttpRequest) -> HttpResponse:
     )
 
 
-@permission_needed(CONSENSUS)
+@permission_needed(Perm.VIEW_CONSENSUS)
 def round_detail(request: HttpRequest, round_id: int) -> HttpResponse:
     round_ = get_object_or_404(ReviewRound.objects.select_related("benchmark"), pk=round_id)
     items = (
@@ -150,7 +146,7 @@ def round_detail(request: HttpRequest, round_id: int) -> HttpResponse:
     )
 
 
-@permission_needed(MANAGE)
+@permission_needed(Perm.MANAGE_REVIEW)
 @require_POST
 def round_action(request: HttpRequest, round_id: int, action: str) -> HttpResponse:
     round_ = get_object_or_404(ReviewRound, pk=round_id)
@@ -186,7 +182,7 @@ def round_action(request: HttpRequest, round_id: int, action: str) -> HttpRespon
     return redirect("review-round", round_id=round_.pk)
 
 
-@permission_needed(MANAGE)
+@permission_needed(Perm.MANAGE_REVIEW)
 def round_close(request: HttpRequest, round_id: int) -> HttpResponse:
     """GET: what closing would stop; POST with `confirm`: close the round."""
     round_ = get_object_or_404(ReviewRound.objects.select_related("benchmark"), pk=round_id)
@@ -222,7 +218,7 @@ def round_close(request: HttpRequest, round_id: int) -> HttpResponse:
     )
 
 
-@permission_needed(CONSENSUS)
+@permission_needed(Perm.VIEW_CONSENSUS)
 def round_consensus_page(request: HttpRequest, round_id: int) -> HttpResponse:
     round_ = get_object_or_404(ReviewRound, pk=round_id)
     round_votes_seen_record(round_=round_, user=request.user, via=VotesSeen.Via.CONSENSUS)
@@ -253,24 +249,27 @@ def round_consensus_page(request: HttpRequest, round_id: int) -> HttpResponse:
     )
 
 
-@permission_needed(MANAGE)
+@permission_needed(Perm.MANAGE_REVIEW)
 def piece_rate_csv(request: HttpRequest, round_id: int) -> HttpResponse:
     round_ = get_object_or_404(ReviewRound, pk=round_id)
     dashboard = round_dashboard(round_=round_)
-    response = HttpResponse(content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="piece-rate-{round_.pk}.csv"'
-    writer = csv.writer(response)
-    writer.writerow(["expert", "completed_items", "rate_per_item", "amount", "currency"])
-    for row in dashboard.experts:
-        # No rate set: empty cells rather than an amount of 0 that looks like a decision.
-        rate = "" if row.rate is None else f"{row.rate:.2f}"
-        earned = "" if row.earned is None else f"{row.earned:.2f}"
-        # A username such as "+1+1" or "@cmd" would run as a formula in a spreadsheet.
-        writer.writerow([spreadsheet_text(row.username), row.done, rate, earned, settings.CURRENCY])
-    return response
+    header = ["expert", "completed_items", "rate_per_item", "amount", "currency"]
+    # No rate set: empty cells rather than an amount of 0 that looks like a decision.
+    rows = (
+        [
+            row.username,
+            row.done,
+            "" if row.rate is None else f"{row.rate:.2f}",
+            "" if row.earned is None else f"{row.earned:.2f}",
+            settings.CURRENCY,
+        ]
+        for row in dashboard.experts
+    )
+    # Safe: a username such as "+1+1" or "@cmd" would run as a formula in a spreadsheet.
+    return csv_download(csv_lines(header, rows, safe=True), f"piece-rate-{round_.pk}.csv")
 
 
-@permission_needed(MANAGE)
+@permission_needed(Perm.MANAGE_REVIEW)
 def guidelines_edit(request: HttpRequest, slug: str) -> HttpResponse:
     benchmark = get_object_or_404(Benchmark, slug=slug)
     guideline = Guideline.objects.filter(benchmark=benchmark).first()
@@ -287,7 +286,7 @@ def guidelines_edit(request: HttpRequest, slug: str) -> HttpResponse:
     )
 
 
-@permission_needed(MANAGE)
+@permission_needed(Perm.MANAGE_REVIEW)
 def references_edit(request: HttpRequest, item_id: int) -> HttpResponse:
     item = get_object_or_404(
         ReviewItem.objects.select_related("round", "response__case"), pk=item_id

@@ -24,6 +24,7 @@ from annotation.services.rubrics import (
     rubric_draft_rebase,
     rubric_draft_save,
 )
+from core.permissions import Perm
 
 
 def _open_round_warning(name: str, frozen: int) -> str:
@@ -46,14 +47,13 @@ def _posted_rows(request: HttpRequest) -> list[RubricRow]:
 
 # Evidence carries figures about the judge and the experts' agreement: for the roles that
 # read the agreement reports, never for the (senior) experts, who work blind.
-EVIDENCE_READER = "annotation.view_consensus"
 
 
 def _evidence(request: HttpRequest, case) -> tuple[str, str]:
     """The evidence a health link brought for this case (its token and its text), if the
     user may read it."""
     token = request.POST.get("evidence") or request.GET.get("evidence", "")
-    if not request.user.has_perm(EVIDENCE_READER):
+    if not request.user.has_perm(Perm.VIEW_CONSENSUS):
         return "", ""
     text = evidence_from_token(token, case_id=case.pk)
     return (token, text) if text else ("", "")

@@ -7,7 +7,6 @@ from django.utils.dateparse import parse_date
 from django.utils.translation import gettext as _
 
 from accounts.access import permission_needed
-from annotation.downloads import jsonl_download
 from annotation.selectors.benchmarks import benchmark_get
 from annotation.selectors.rubric_overview import (
     cases_changed_since,
@@ -16,9 +15,11 @@ from annotation.selectors.rubric_overview import (
     criteria_search,
     rubrics_export_lines,
 )
+from core.downloads import jsonl_download
+from core.permissions import Perm
 
 
-@permission_needed("annotation.view_benchmark")
+@permission_needed(Perm.VIEW_BENCHMARK)
 def rubric_overview(request: HttpRequest, slug: str) -> HttpResponse:
     benchmark = benchmark_get(slug=slug)
     by_ability = criteria_counts_by_ability(benchmark=benchmark)
@@ -60,7 +61,7 @@ def rubric_overview(request: HttpRequest, slug: str) -> HttpResponse:
     )
 
 
-@permission_needed("annotation.view_benchmark")
+@permission_needed(Perm.VIEW_BENCHMARK)
 def rubric_export(request: HttpRequest, slug: str) -> StreamingHttpResponse:
     benchmark = benchmark_get(slug=slug)
     return jsonl_download(

@@ -8,10 +8,10 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from accounts.access import permission_needed
+from core.permissions import Perm
 from judging.models import PromptTemplate
 from judging.services.prompts import PromptInvalid, prompt_template_save, prompt_text_from_upload
 
-RUN = "judging.run_judge"
 MAX_BYTES = 200_000
 
 
@@ -35,7 +35,7 @@ class PromptUploadForm(forms.Form):
     )
 
 
-@permission_needed(RUN)
+@permission_needed(Perm.RUN_JUDGE)
 def prompt_upload(request: HttpRequest) -> HttpResponse:
     form = PromptUploadForm(request.POST or None, request.FILES or None)
     if request.method == "POST" and form.is_valid():

@@ -6,6 +6,7 @@ from django.utils.translation import ngettext
 from django.views.decorators.http import require_POST
 
 from accounts.access import permission_needed
+from core.permissions import Perm
 from judging.forms import JudgeConfigForm, JudgeRunForm
 from judging.judge_settings import settings_diff
 from judging.models import JudgeConfig, JudgeRun, JudgeVersion
@@ -31,18 +32,15 @@ from judging.services.run_control import (
 from judging.services.runs import RunNotStartable, WorkersUnreachable, judge_run_start
 from judging.tasks import dispatch_and_watch
 
-VIEW = "judging.view_judgerun"
-RUN = "judging.run_judge"
 
-
-@permission_needed(VIEW)
+@permission_needed(Perm.VIEW_JUDGERUN)
 def run_list(request: HttpRequest) -> HttpResponse:
     runs = runs_with_counts(kind=JudgeRun.Kind.JUDGE)
     configs = JudgeConfig.objects.select_related("current_version__prompt")
     return render(request, "judging/run_list.html", {"runs": runs, "configs": configs})
 
 
-@permission_needed(RUN)
+@permission_needed(Perm.RUN_JUDGE)
 def run_new(request: HttpRequest) -> HttpResponse:
     form = JudgeRunForm(request.POST or None, benchmark_id=request.GET.get("benchmark", ""))
     status = 200
@@ -79,7 +77,7 @@ def _run(run_id: int) -> JudgeRun:
     )
 
 
-@permission_needed(VIEW)
+@permission_needed(Perm.VIEW_JUDGERUN)
 def run_detail(request: HttpRequest, run_id: int) -> HttpResponse:
     run = _run(run_id)
     progress = run_progress(run=run)
@@ -103,7 +101,7 @@ def run_detail(request: HttpRequest, run_id: int) -> HttpResponse:
     return render(request, template, context)
 
 
-@permission_needed(RUN)
+@permission_needed(Perm.RUN_JUDGE)
 @require_POST
 def run_control(request: HttpRequest, run_id: int, action: str) -> HttpResponse:
     run = _run(run_id)
@@ -138,7 +136,7 @@ def run_control(request: HttpRequest, run_id: int, action: str) -> HttpResponse:
     return redirect("judge-run", run_id=run.pk)
 
 
-@permission_needed(RUN)
+@permission_needed(Perm.RUN_JUDGE)
 def config_edit(request: HttpRequest, config_id: int | None = None) -> HttpResponse:
     config = get_object_or_404(JudgeConfig, pk=config_id) if config_id else None
     form = JudgeConfigForm(request.POST or None, config=config)
@@ -171,7 +169,7 @@ def config_edit(request: HttpRequest, config_id: int | None = None) -> HttpRespo
     )
 
 
-@permission_needed(VIEW)
+@permission_needed(Perm.VIEW_JUDGERUN)
 def config_detail(request: HttpRequest, config_id: int) -> HttpResponse:
     """A configuration, its versions and the difference between any two of them."""
     config = get_object_or_404(JudgeConfig.objects.select_related("current_version"), pk=config_id)

@@ -3,12 +3,13 @@ from django.shortcuts import get_object_or_404, render
 
 from accounts.access import permission_needed
 from annotation.selectors.benchmarks import benchmark_get
+from core.permissions import Perm
 from judging.models import JudgeRun
 from judging.selectors.runs import latest_finished_run
 from judging.selectors.saturation import saturated_criteria
 
 
-@permission_needed("judging.view_judgerun")
+@permission_needed(Perm.VIEW_JUDGERUN)
 def saturated(request: HttpRequest, slug: str) -> HttpResponse:
     benchmark = benchmark_get(slug=slug)
     runs = JudgeRun.objects.filter(benchmark=benchmark, status=JudgeRun.Status.FINISHED)

@@ -8,6 +8,8 @@ import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
+from core.tables import csv_lines, jsonl_lines
+
 FORMAT = "concord-evidence-bundle"
 # 2: items carry their hand-out rank, evaluations the round's raters per item and the
 # rubrics' digests, the board its gate policy; response texts; an optional signature.
@@ -97,17 +99,12 @@ def json_bytes(value) -> bytes:
 
 
 def jsonl_bytes(rows: Iterable[dict]) -> bytes:
-    return b"".join(
-        (json.dumps(row, ensure_ascii=False, sort_keys=True) + "\n").encode() for row in rows
-    )
+    return b"".join(jsonl_lines(rows, sort_keys=True))
 
 
 def csv_bytes(header: list[str], rows: Iterable[Iterable]) -> bytes:
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(header)
-    writer.writerows(rows)
-    return out.getvalue().encode()
+    # Raw, never spreadsheet-safe: the verifier compares these cells with the JSON files.
+    return b"".join(csv_lines(header, rows))
 
 
 def read_jsonl(data: bytes) -> Iterator[dict]:

@@ -9,9 +9,10 @@ from rest_framework.views import APIView
 
 from accounts.access import HasPermission
 from annotation.selectors.benchmarks import benchmark_get
+from core.permissions import Perm
 from judging.scoring import Profile
 from leaderboard.corrected.board import RoundNotFound, corrected_board
-from leaderboard.corrected.views import VIEW_CONSENSUS, BadQuery, board_query
+from leaderboard.corrected.views import BadQuery, board_query
 from leaderboard.corrected.wording import with_reason_words
 from leaderboard.selectors.boards import BoardNotFound
 
@@ -20,7 +21,7 @@ class CorrectedLeaderboard(APIView):
     """A judge's leaderboard corrected by a review round's expert votes (PPI++)."""
 
     permission_classes = [HasPermission]
-    required_permission = VIEW_CONSENSUS
+    required_permission = Perm.VIEW_CONSENSUS
 
     @extend_schema(
         parameters=[

@@ -7,12 +7,12 @@ from django.utils.translation import gettext as _
 
 from accounts.access import permission_needed
 from annotation.selectors.benchmarks import benchmark_get
+from core.permissions import Perm
 from judging.scoring import Profile
 from leaderboard.corrected.board import RoundNotFound, corrected_board, correcting_round
 from leaderboard.corrected.reading import corrected_view
 from leaderboard.selectors.boards import BoardNotFound, board_runs
 
-VIEW_CONSENSUS = "annotation.view_consensus"
 PROFILES = {p.value for p in Profile}
 
 
@@ -36,7 +36,7 @@ def board_query(*, benchmark, params) -> tuple:
     return board, round_, profile
 
 
-@permission_needed(VIEW_CONSENSUS)
+@permission_needed(Perm.VIEW_CONSENSUS)
 def corrected_section(request: HttpRequest, slug: str) -> HttpResponse:
     benchmark = benchmark_get(slug=slug)
     context = {"benchmark": benchmark, "problem": "", "corrected": None}

@@ -1,18 +1,18 @@
 """One export file, from its parameters to its bytes: the download view streams these bytes
 to the browser and an export job writes the very same bytes to disk."""
 
-import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from annotation.models import ReviewRound
+from core import tables
+from core.tables import csv_lines, csv_row
 from judging.models import JudgeRun
 from judging.scoring import Profile
 from leaderboard.corrected.export import CORRECTED_HEADER, corrected_rows
 from leaderboard.exports import headers
 from leaderboard.exports.tables import case_score_rows, run_abilities, verdict_rows, votes_rows
 from leaderboard.exports.tidy import tidy_csv_lines, tidy_rows
-from leaderboard.exports.values import csv_row, spreadsheet_cells
 
 # "csv" is safe to open in a spreadsheet (text that would run as a formula gets a leading
 # apostrophe, see `spreadsheet_text`); "csv-raw" and "jsonl" keep every text as it is, for
@@ -44,30 +44,15 @@ KINDS = {
 }
 
 
-def csv_lines(
-    header: Iterable[str], rows: Iterable[list], *, safe: bool = False
-) -> Iterator[bytes]:
-    """The header line, then one line per row; `safe` for the spreadsheet-safe CSV."""
-    # One chunk per row: export jobs count rows and renew their lease by chunks.
-    # UTF-8 without a byte-order mark: these files feed analysis code (pandas, R, the csv
-    # module), where a BOM silently becomes part of the first column's name ("\ufeffbenchmark")
-    # and breaks concatenating files. Excel users open them with Data > From Text/CSV, UTF-8.
-    yield csv_row(header).encode("utf-8")
-    for row in rows:
-        yield csv_row(spreadsheet_cells(row) if safe else row).encode("utf-8")
-
-
 def _with_header(header: Iterable[str], lines: Iterator[bytes]) -> Iterator[bytes]:
     # The header line as `csv_lines` writes it, then lines already written.
     yield csv_row(header).encode("utf-8")
     yield from lines
 
 
-def jsonl_lines(header: Iterable[str], rows: Iterable[list]) -> Iterator[bytes]:
+def _jsonl_lines(header: Iterable[str], rows: Iterable[list]) -> Iterator[bytes]:
     names = list(header)
-    for row in rows:
-        line = json.dumps(dict(zip(names, row, strict=True)), ensure_ascii=False) + "\n"
-        yield line.encode("utf-8")
+    return tables.jsonl_lines(dict(zip(names, row, strict=True)) for row in rows)
 
 
 def export_header_and_rows(
@@ -99,7 +84,7 @@ def export_lines(
         header = KINDS[kind].header
         return _with_header(header, tidy_csv_lines(round_=round_, run=run, safe=safe))
     header, rows = export_header_and_rows(kind=kind, round_=round_, run=run, profile=profile)
-    return jsonl_lines(header, rows) if fmt == JSONL else csv_lines(header, rows, safe=safe)
+    return _jsonl_lines(header, rows) if fmt == JSONL else csv_lines(header, rows, safe=safe)
 
 
 def export_filename(

@@ -10,15 +10,9 @@ from django.db import connections
 
 from annotation.consensus import consensus_cell
 from annotation.models import Criterion, ReviewItem, ReviewRound, Vote
+from core.tables import FORMULA_START, csv_cell, csv_join, spreadsheet_cells, spreadsheet_text
 from judging.models import JudgeRun, JudgeTask, Verdict
-from leaderboard.exports.values import (
-    FORMULA_START,
-    csv_cell,
-    csv_join,
-    rater_name,
-    spreadsheet_cells,
-    spreadsheet_text,
-)
+from leaderboard.exports.values import rater_name
 from leaderboard.selectors.agreement import rater_pseudonyms
 
 # Items per page of the tidy export.

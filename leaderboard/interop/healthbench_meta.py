@@ -22,9 +22,7 @@ of them), so the default `min_votes` is two, as for the judge panel's statistics
 with one vote has no pair to compare.
 """
 
-import json
 from collections import defaultdict
-from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from annotation.models import Criterion, ReviewItem, ReviewRound
@@ -131,9 +129,3 @@ def healthbench_meta_rows(*, round_: ReviewRound, min_votes: int = MIN_LABELS) -
                 }
             )
     return HealthBenchMeta(rows, len(items), units, len(experts), votes, fewer, min_votes)
-
-
-def healthbench_meta_lines(rows: Iterable[dict]) -> Iterator[bytes]:
-    """The file's bytes, one UTF-8 JSON line per row."""
-    for row in rows:
-        yield (json.dumps(row, ensure_ascii=False) + "\n").encode("utf-8")

@@ -8,12 +8,12 @@ from django.utils.translation import gettext as _
 
 from accounts.access import permission_needed
 from annotation.selectors.benchmarks import benchmark_get
+from core.permissions import Perm
 from leaderboard.methods.facts import MethodsUnavailable, methods_facts
 from leaderboard.methods.text import methods_text
 from leaderboard.methods.writer import FORMATS, LANGUAGES
 from leaderboard.selectors.evidence import EvidenceNotFound, agreement_evidence
 
-VIEW = "annotation.view_consensus"
 # The choices offered on the page, worded for people.
 LANGUAGE_LABELS = {"en": "English", "zh-hans": "简体中文"}
 
@@ -34,7 +34,7 @@ def _language(request: HttpRequest) -> str:
     return "zh-hans" if (get_language() or "").lower().startswith("zh") else "en"
 
 
-@permission_needed(VIEW)
+@permission_needed(Perm.VIEW_CONSENSUS)
 def methods_page(request: HttpRequest, slug: str) -> HttpResponse:
     benchmark = benchmark_get(slug=slug)
     lang, fmt = _language(request), request.GET.get("format", "") or "md"

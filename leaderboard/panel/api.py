@@ -8,8 +8,9 @@ from rest_framework.views import APIView
 
 from accounts.access import HasPermission
 from annotation.selectors.benchmarks import benchmark_get
+from core.permissions import Perm
 from leaderboard.panel.selectors import PanelInputError
-from leaderboard.panel.views import VIEW, panel_query
+from leaderboard.panel.views import panel_query
 from leaderboard.wording_reasons import with_reason_texts
 
 
@@ -19,7 +20,7 @@ class JudgePanel(APIView):
     version (as `judge_panel --json`)."""
 
     permission_classes = [HasPermission]
-    required_permission = VIEW
+    required_permission = Perm.VIEW_CONSENSUS
 
     @extend_schema(
         parameters=[

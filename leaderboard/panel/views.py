@@ -6,13 +6,13 @@ from django.utils.translation import gettext as _
 
 from accounts.access import permission_needed
 from annotation.selectors.benchmarks import benchmark_get
+from core.permissions import Perm
 from leaderboard.panel.reading import panel_view
 from leaderboard.panel.selectors import PanelInputError, judge_panel, parse_epsilons
 from leaderboard.selectors.evidence import benchmark_judges, benchmark_rounds
 from leaderboard.stats.alt_test import MIN_EXPERTS, MIN_ITEMS
 
 # The agreement reports' readers: the page shows the judge's verdicts beside the experts'.
-VIEW = "annotation.view_consensus"
 
 
 def panel_query(*, benchmark, params) -> dict:
@@ -26,7 +26,7 @@ def panel_query(*, benchmark, params) -> dict:
     )
 
 
-@permission_needed(VIEW)
+@permission_needed(Perm.VIEW_CONSENSUS)
 def judge_panel_page(request: HttpRequest, slug: str) -> HttpResponse:
     benchmark = benchmark_get(slug=slug)
     judges = list(benchmark_judges(benchmark=benchmark))

@@ -7,6 +7,7 @@ from django.views.decorators.http import require_POST
 
 from accounts.access import permission_needed
 from annotation.selectors.benchmarks import benchmark_get
+from core.permissions import Perm
 from leaderboard.models import GateEvaluation
 from leaderboard.reading import (
     SMALL_GROUP,
@@ -29,8 +30,6 @@ from leaderboard.selectors.evidence import (
 from leaderboard.services.gate import EvaluationRefused, gate_evaluate
 from leaderboard.wording import group_label
 
-VIEW = "annotation.view_consensus"
-RECORD = "leaderboard.record_gate"
 FILTERS = ("ability", "category", "system", "difficulty", "direction")
 SHOWN = 500  # disagreements listed on the page; the filters narrow the rest down
 
@@ -67,7 +66,7 @@ def _choices(benchmark, evidence: Evidence, request: HttpRequest) -> dict:
     }
 
 
-@permission_needed(VIEW)
+@permission_needed(Perm.VIEW_CONSENSUS)
 def agreement_page(request: HttpRequest, slug: str) -> HttpResponse:
     benchmark = benchmark_get(slug=slug)
     evidence = _evidence(request, benchmark)
@@ -121,7 +120,7 @@ def _chart(report: dict) -> dict:
     }
 
 
-@permission_needed(VIEW)
+@permission_needed(Perm.VIEW_CONSENSUS)
 def disagreement_page(request: HttpRequest, slug: str) -> HttpResponse:
     benchmark = benchmark_get(slug=slug)
     evidence = _evidence(request, benchmark)
@@ -154,7 +153,7 @@ def disagreement_page(request: HttpRequest, slug: str) -> HttpResponse:
     )
 
 
-@permission_needed(VIEW)
+@permission_needed(Perm.VIEW_CONSENSUS)
 def disagreement_case_page(request: HttpRequest, slug: str, response_id: int) -> HttpResponse:
     """One response of the round with everything the judge and the experts said about it,
     the criterion asked for (`criterion`) highlighted."""
@@ -182,7 +181,7 @@ def disagreement_case_page(request: HttpRequest, slug: str, response_id: int) ->
     )
 
 
-@permission_needed(RECORD)
+@permission_needed(Perm.RECORD_GATE)
 @require_POST
 def gate_record(request: HttpRequest, slug: str) -> HttpResponse:
     benchmark = benchmark_get(slug=slug)

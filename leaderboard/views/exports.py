@@ -17,11 +17,13 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from accounts.access import permission_needed
-from annotation.downloads import streamed_download
 from annotation.models import ReviewRound, VotesSeen
 from annotation.selectors.benchmarks import benchmark_get
 from annotation.services.votes_seen import round_votes_seen_record
 from config.broker import BrokerUnreachable
+from core.downloads import streamed_download
+from core.permissions import Perm
+from core.tables import CSV_CONTENT_TYPE, JSONL_CONTENT_TYPE, jsonl_lines
 from judging.models import JudgeRun
 from judging.scoring import Profile
 from leaderboard.exports.files import (
@@ -35,7 +37,7 @@ from leaderboard.exports.files import (
     export_lines,
 )
 from leaderboard.exports.provenance import export_provenance
-from leaderboard.interop.healthbench_meta import healthbench_meta_lines, healthbench_meta_rows
+from leaderboard.interop.healthbench_meta import healthbench_meta_rows
 from leaderboard.models import ExportJob
 from leaderboard.services.export_jobs import (
     ExportRequestInvalid,
@@ -43,11 +45,13 @@ from leaderboard.services.export_jobs import (
     export_job_file,
 )
 
-EXPORT = "leaderboard.export_data"
 RECENT_JOBS = 20
 
-CSV_TYPE = "text/csv; charset=utf-8"
-CONTENT_TYPES = {CSV_SAFE: CSV_TYPE, CSV_RAW: CSV_TYPE, JSONL: "application/x-ndjson"}
+CONTENT_TYPES = {
+    CSV_SAFE: CSV_CONTENT_TYPE,
+    CSV_RAW: CSV_CONTENT_TYPE,
+    JSONL: JSONL_CONTENT_TYPE,
+}
 
 
 def _format_labels() -> list[tuple[str, str]]:
@@ -81,7 +85,7 @@ def _jobs_context(benchmark) -> dict:
     return {"benchmark": benchmark, "jobs": jobs, "polling": any(j.is_active for j in jobs)}
 
 
-@permission_needed(EXPORT)
+@permission_needed(Perm.EXPORT_DATA)
 def exports_page(request: HttpRequest, slug: str) -> HttpResponse:
     benchmark = benchmark_get(slug=slug)
     rounds, runs = _rounds(benchmark), _runs(benchmark)
@@ -106,7 +110,7 @@ def exports_page(request: HttpRequest, slug: str) -> HttpResponse:
     )
 
 
-@permission_needed(EXPORT)
+@permission_needed(Perm.EXPORT_DATA)
 def export_jobs_fragment(request: HttpRequest, slug: str) -> HttpResponse:
     """The list of recent jobs alone, polled by the exports page while any is unfinished."""
     benchmark = benchmark_get(slug=slug)
@@ -117,7 +121,7 @@ def _bad_request(message: str) -> HttpResponse:
     return HttpResponse(message, status=400, content_type="text/plain; charset=utf-8")
 
 
-@permission_needed(EXPORT)
+@permission_needed(Perm.EXPORT_DATA)
 def export_download(request: HttpRequest, slug: str, kind: str, fmt: str) -> HttpResponse:
     if kind not in KINDS or (fmt not in FORMATS and fmt != PROVENANCE):
         raise Http404
@@ -158,7 +162,7 @@ def export_download(request: HttpRequest, slug: str, kind: str, fmt: str) -> Htt
     return streamed_download(lines, filename=filename, content_type=CONTENT_TYPES[fmt])
 
 
-@permission_needed(EXPORT)
+@permission_needed(Perm.EXPORT_DATA)
 def healthbench_meta_download(request: HttpRequest, slug: str, round_id: int) -> HttpResponse:
     """The round's expert votes in HealthBench's meta-evaluation format."""
     benchmark = benchmark_get(slug=slug)
@@ -174,13 +178,13 @@ def healthbench_meta_download(request: HttpRequest, slug: str, round_id: int) ->
         )
     round_votes_seen_record(round_=round_, user=request.user, via=VotesSeen.Via.EXPORT)
     return streamed_download(
-        healthbench_meta_lines(export.rows),
+        jsonl_lines(export.rows),
         filename=f"{benchmark.slug}-healthbench-meta-round{round_.pk}.jsonl",
         content_type=CONTENT_TYPES[JSONL],
     )
 
 
-@permission_needed(EXPORT)
+@permission_needed(Perm.EXPORT_DATA)
 @require_POST
 def export_job_new(request: HttpRequest, slug: str) -> HttpResponse:
     benchmark = benchmark_get(slug=slug)
@@ -214,7 +218,7 @@ def _back_to_page(slug: str, round_, run) -> HttpResponse:
     return redirect(f"{reverse('exports', args=[slug])}?{query}#export-jobs")
 
 
-@permission_needed(EXPORT)
+@permission_needed(Perm.EXPORT_DATA)
 def export_job_download(request: HttpRequest, slug: str, job_id: int) -> HttpResponse:
     job = get_object_or_404(
         ExportJob, pk=job_id, benchmark__slug=slug, status=ExportJob.Status.DONE

@@ -5,14 +5,13 @@ from django.utils.translation import gettext as _
 
 from accounts.access import permission_needed
 from annotation.selectors.benchmarks import benchmark_get
+from core.permissions import Perm
 from leaderboard.forms import GatePolicyForm
 from leaderboard.selectors.evidence import gate_policy
 from leaderboard.services.gate_policy_edit import UNCHANGED, GatePolicyInvalid, gate_policy_set
 
-CHANGE = "leaderboard.change_gatepolicy"
 
-
-@permission_needed(CHANGE)
+@permission_needed(Perm.CHANGE_GATEPOLICY)
 def gate_policy_page(request: HttpRequest, slug: str) -> HttpResponse:
     benchmark = benchmark_get(slug=slug)
     policy = gate_policy(benchmark=benchmark)

@@ -3,6 +3,7 @@ from django.shortcuts import render
 
 from accounts.access import permission_needed
 from annotation.selectors.benchmarks import benchmark_get
+from core.permissions import Perm
 from leaderboard.judge_selection_chart import ChartJudge, cost_agreement_chart
 from leaderboard.selectors.evidence import benchmark_rounds
 from leaderboard.selectors.judge_selection import (
@@ -10,8 +11,6 @@ from leaderboard.selectors.judge_selection import (
     judge_selection,
     selection_round,
 )
-
-VIEW = "annotation.view_consensus"
 
 
 def _chart(result: dict) -> dict | None:
@@ -31,7 +30,7 @@ def _chart(result: dict) -> dict | None:
     return cost_agreement_chart(placed, result["gate_policy"]["threshold"])
 
 
-@permission_needed(VIEW)
+@permission_needed(Perm.VIEW_CONSENSUS)
 def judge_selection_page(request: HttpRequest, slug: str) -> HttpResponse:
     """Every judge version evaluated on a review round, to choose the cheapest that passes
     the gate: a table and a cost/agreement chart."""

@@ -7,6 +7,7 @@ from django.views.decorators.http import require_POST
 
 from accounts.access import permission_needed
 from annotation.selectors.benchmarks import benchmark_get
+from core.permissions import Perm
 from judging.scoring import Profile
 from leaderboard.board import board
 from leaderboard.bundles.download import bundle_response
@@ -22,8 +23,6 @@ from leaderboard.services.gate import PublishRefused, leaderboard_publish
 from leaderboard.services.stored_scores import stored_leaderboard_rows
 from leaderboard.wording import refusal_text, validation_text
 
-PUBLISH = "leaderboard.publish_leaderboard"
-
 
 def _profile(value: str) -> str:
     return value if value in {p.value for p in Profile} else Profile.HEARTBENCH.value
@@ -33,7 +32,7 @@ def _run_ids(values: list[str]) -> list[int]:
     return [int(value) for value in values if value.isdigit()]
 
 
-@permission_needed("annotation.view_benchmark")
+@permission_needed(Perm.VIEW_BENCHMARK)
 def leaderboard_page(request: HttpRequest, slug: str) -> HttpResponse:
     benchmark = benchmark_get(slug=slug)
     profile = _profile(request.GET.get("profile", ""))
@@ -79,7 +78,7 @@ def leaderboard_page(request: HttpRequest, slug: str) -> HttpResponse:
     )
 
 
-@permission_needed(PUBLISH)
+@permission_needed(Perm.PUBLISH_LEADERBOARD)
 @require_POST
 def leaderboard_publish_view(request: HttpRequest, slug: str) -> HttpResponse:
     benchmark = benchmark_get(slug=slug)
@@ -102,7 +101,7 @@ def leaderboard_publish_view(request: HttpRequest, slug: str) -> HttpResponse:
     return redirect("leaderboard-snapshot", slug=slug, snapshot_id=snapshot.pk)
 
 
-@permission_needed("annotation.view_benchmark")
+@permission_needed(Perm.VIEW_BENCHMARK)
 def snapshot_page(request: HttpRequest, slug: str, snapshot_id: int) -> HttpResponse:
     snapshot = get_object_or_404(
         LeaderboardSnapshot.objects.select_related(
@@ -123,7 +122,7 @@ def snapshot_page(request: HttpRequest, slug: str, snapshot_id: int) -> HttpResp
     )
 
 
-@permission_needed("leaderboard.export_data")
+@permission_needed(Perm.EXPORT_DATA)
 def snapshot_bundle(request: HttpRequest, slug: str, snapshot_id: int) -> FileResponse:
     """The published board's evidence bundle (zip): everything it rests on, checkable with
     `manage.py verify_bundle`."""

@@ -4,12 +4,11 @@ from django.http import Http404, HttpRequest, HttpResponse
 
 from accounts.access import permission_needed
 from annotation.selectors.benchmarks import benchmark_get
+from core.permissions import Perm
 from leaderboard.selectors.evidence import EvidenceNotFound, agreement_evidence
 
-EXPORT = "leaderboard.export_data"
 
-
-@permission_needed(EXPORT)
+@permission_needed(Perm.EXPORT_DATA)
 def agreement_pdf(request: HttpRequest, slug: str) -> HttpResponse:
     """The report the agreement page shows for the same round and run (by default, as
     there, the newest round and the newest finished run covering it)."""

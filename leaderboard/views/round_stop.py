@@ -9,18 +9,17 @@ from django.utils.translation import gettext as _
 
 from accounts.access import permission_needed
 from annotation.models import Benchmark, ReviewRound
+from core.permissions import Perm
 from leaderboard.selectors.evidence import EvidenceNotFound, benchmark_judges, gate_policy
 from leaderboard.selectors.round_plan import PlanInvalid, PlanTooLarge, gate_plan
 from leaderboard.selectors.round_sequential import round_sequential, round_unstarted_count
 
-VIEW = "annotation.view_consensus"
-MANAGE = "annotation.manage_review"
 # The longest simulated rounds the panel runs: a few seconds. Closer to the threshold, the
 # gate_plan command (no limit) answers.
 PANEL_HORIZON = 2500
 
 
-@permission_needed(VIEW)
+@permission_needed(Perm.VIEW_CONSENSUS)
 def round_sequential_card(request: HttpRequest, round_id: int) -> HttpResponse:
     round_ = get_object_or_404(ReviewRound.objects.select_related("benchmark"), pk=round_id)
     try:
@@ -30,7 +29,7 @@ def round_sequential_card(request: HttpRequest, round_id: int) -> HttpResponse:
     can_close = (
         state.decided
         and round_.status != ReviewRound.Status.CLOSED
-        and request.user.has_perm(MANAGE)
+        and request.user.has_perm(Perm.MANAGE_REVIEW)
     )
     return render(
         request,
@@ -60,7 +59,7 @@ def _share(request: HttpRequest, name: str, label: str, errors: list[str]) -> fl
     return value
 
 
-@permission_needed(MANAGE)
+@permission_needed(Perm.MANAGE_REVIEW)
 def round_plan_panel(request: HttpRequest) -> HttpResponse:
     """What a round on the chosen benchmark needs to decide: the fixed sample of the
     lower-bound rule, the items the sequential test is expected to use, the design effect."""

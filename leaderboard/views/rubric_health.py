@@ -18,6 +18,7 @@ from django.utils.cache import patch_vary_headers
 from accounts.access import permission_needed
 from annotation.rubric_edit.evidence import evidence_token
 from annotation.selectors.benchmarks import benchmark_get, case_get
+from core.permissions import Perm
 from leaderboard.selectors.evidence import benchmark_judges
 from leaderboard.selectors.rubric_health import (
     CriterionHealth,
@@ -29,7 +30,6 @@ from leaderboard.stats.criterion_health import THRESHOLDS
 from leaderboard.wording import health_evidence_text
 
 # The agreement reports' readers: the page shows the judge's disagreement with the experts.
-VIEW = "annotation.view_consensus"
 SHOWN = 500  # criteria listed on the page; the command lists them all
 
 
@@ -53,7 +53,7 @@ def _frame_only(request: HttpRequest) -> bool:
     )
 
 
-@permission_needed(VIEW)
+@permission_needed(Perm.VIEW_CONSENSUS)
 def rubric_health_page(request: HttpRequest, slug: str) -> HttpResponse:
     benchmark = benchmark_get(slug=slug)
     context: dict = {"benchmark": benchmark}
@@ -100,7 +100,7 @@ def _report_context(request: HttpRequest, benchmark) -> dict:
     }
 
 
-@permission_needed(VIEW)
+@permission_needed(Perm.VIEW_CONSENSUS)
 def rubric_health_versions(request: HttpRequest, slug: str, external_id: str) -> HttpResponse:
     """Each criterion of one case (the same key across versions), with its health in every
     version it has: before and after each revision."""

@@ -8,7 +8,7 @@ from django.urls import reverse
 
 from accounts.roles import RESEARCHER
 from accounts.services import user_create_with_role
-from annotation.downloads import BLOCK_SIZE, in_blocks
+from core.tables import BLOCK_SIZE, in_blocks
 from judging.scoring import Profile
 from leaderboard.exports.files import export_lines
 from tests.conftest import client_for

@@ -24,11 +24,11 @@ from annotation.models import (
     System,
     Vote,
 )
+from core.tables import spreadsheet_cells, spreadsheet_text
 from judging.models import JudgeTask, Verdict
 from judging.scoring import Profile
 from leaderboard.exports import TIDY_HEADER, tidy_rows
 from leaderboard.exports.files import csv_lines, export_lines
-from leaderboard.exports.values import spreadsheet_cells, spreadsheet_text
 from leaderboard.models import ExportJob
 from tests.conftest import client_for
 from tests.leaderboard.test_agreement_report import data  # noqa: F401  (the shared fixture)

@@ -20,11 +20,11 @@ from annotation.models import (
     System,
     Vote,
 )
+from core.tables import csv_cell, csv_join, csv_row
 from judging.models import JudgeRun, JudgeTask, Verdict
 from judging.scoring import Profile
 from leaderboard.exports import TIDY_HEADER, tidy_rows
 from leaderboard.exports.files import csv_lines, export_lines
-from leaderboard.exports.values import csv_cell, csv_join, csv_row
 from tests.leaderboard.test_agreement_report import data  # noqa: F401  (the shared fixture)
 
 

@@ -1,6 +1,6 @@
 """Attacker's finding 27: the piece-rate CSV wrote usernames such as "+76964+1" and "@76964"
 as they are, and a spreadsheet runs them as formulas. The file is spreadsheet-safe, as every
-other CSV export is (config.spreadsheet)."""
+other CSV export is (core.tables)."""
 
 import csv
 import io
@@ -24,7 +24,7 @@ def test_the_piece_rate_csv_does_not_let_a_username_run_as_a_formula(world, clie
     client.force_login(world["users"][COORDINATOR])
     response = client.get(reverse("review-piece-rate", args=[round_.pk]))
     assert response.status_code == 200
-    rows = list(csv.reader(io.StringIO(response.content.decode("utf-8"))))
+    rows = list(csv.reader(io.StringIO(b"".join(response.streaming_content).decode())))
     names = {row[0] for row in rows[1:]}
     for name in hostile:
         assert name not in names

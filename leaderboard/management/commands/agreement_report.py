@@ -1,12 +1,11 @@
-import csv
 import json
 import sys
 
 from django.core.management.base import BaseCommand, CommandError, no_translations
 
+from core.tables import csv_lines
 from leaderboard.agreement import GateRule
 from leaderboard.exports.files import CSV_RAW, CSV_SAFE
-from leaderboard.exports.values import spreadsheet_cells
 from leaderboard.management.cli import add_evidence_arguments, evidence_from
 from leaderboard.selectors.evidence import evidence_header
 
@@ -56,12 +55,8 @@ class Command(BaseCommand):
         if opts["format"] == "json":
             self.stdout.write(json.dumps(report, ensure_ascii=False))
             return
-        plain = csv.writer(self.stdout)
-        writer = plain if opts["format"] == CSV_RAW else _SafeWriter(plain)
-        writer.writerow(
-            ["breakdown", "group", "units", "percent_agreement", "wilson_low", "wilson_high"]
-        )
-        writer.writerow(
+        header = ["breakdown", "group", "units", "percent_agreement", "wilson_low", "wilson_high"]
+        rows = [
             [
                 "overall",
                 "",
@@ -69,10 +64,10 @@ class Command(BaseCommand):
                 report["percent_agreement"],
                 *(report["wilson_95"] or ["", ""]),
             ]
-        )
+        ]
         for breakdown in ("by_ability", "by_category", "by_difficulty", "by_scenario", "by_system"):
             for group, row in report[breakdown].items():
-                writer.writerow(
+                rows.append(
                     [
                         breakdown[3:],
                         group,
@@ -81,12 +76,6 @@ class Command(BaseCommand):
                         *(row["wilson_95"] or ["", ""]),
                     ]
                 )
+        for line in csv_lines(header, rows, safe=opts["format"] == CSV_SAFE):
+            self.stdout.write(line.decode("utf-8"), ending="")
         sys.stdout.flush()
-
-
-class _SafeWriter:
-    def __init__(self, writer) -> None:
-        self.writer = writer
-
-    def writerow(self, row: list) -> None:
-        self.writer.writerow(spreadsheet_cells(row))

@@ -6,7 +6,8 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError, no_translations
 
 from annotation.models import ReviewRound
-from leaderboard.interop.healthbench_meta import healthbench_meta_lines, healthbench_meta_rows
+from core.tables import jsonl_lines
+from leaderboard.interop.healthbench_meta import healthbench_meta_rows
 from leaderboard.stats.alt_test import MIN_LABELS
 
 
@@ -71,7 +72,7 @@ class Command(BaseCommand):
                 "current votes; nothing written"
             )
         path = Path(output)
-        _write(path, healthbench_meta_lines(export.rows))
+        _write(path, jsonl_lines(export.rows))
         summary = {
             "benchmark": round_.benchmark.slug,
             "round": round_.name,

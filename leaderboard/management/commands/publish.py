@@ -3,6 +3,7 @@ import json
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, no_translations
 
+from core.permissions import Perm
 from judging.scoring import Profile
 from leaderboard.management.cli import benchmark_named
 from leaderboard.selectors.boards import BoardNotFound, board_runs
@@ -31,7 +32,7 @@ class Command(BaseCommand):
     def handle(self, *args, **opts) -> None:
         benchmark = benchmark_named(opts["benchmark"])
         user = get_user_model().objects.filter(username=opts["user"], is_active=True).first()
-        if user is None or not user.has_perm("leaderboard.publish_leaderboard"):
+        if user is None or not user.has_perm(Perm.PUBLISH_LEADERBOARD):
             raise CommandError(f"{opts['user']!r} is not a user allowed to publish")
         try:
             board = board_runs(benchmark=benchmark, judge=opts["judge"], runs=opts["runs"])

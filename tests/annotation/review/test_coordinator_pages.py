@@ -63,7 +63,7 @@ def test_dashboard_progress_alerts_consensus_and_piece_rate(review_round, expert
     consensus = client.get(reverse("review-consensus", args=[review_round.pk])).content.decode()
     assert "0 units are ties" in consensus
     rate = client.get(reverse("review-piece-rate", args=[review_round.pk]))
-    rows = list(csv.reader(io.StringIO(rate.content.decode())))
+    rows = list(csv.reader(io.StringIO(b"".join(rate.streaming_content).decode())))
     assert rows[0] == ["expert", "completed_items", "rate_per_item", "amount", "currency"]
     assert ["exp1", "9", "12.50", "112.50", "CNY"] in rows
 

@@ -6,21 +6,24 @@ import re
 from decimal import Decimal
 
 import pytest
+from django.http import StreamingHttpResponse
 from django.urls import reverse
 
+from accounts.roles import EXPERT
+from accounts.services import user_create_with_role
 from annotation.models import Assignment, ExpertProfile
 from annotation.selectors.review import expert_reference_accuracy
 from annotation.services.review_votes import VoteInput, assignment_submit, reference_answers_set
 from core.models import AuditEvent
 from tests.annotation.review.test_coordinator_pages import complete_round
-from tests.conftest import client_for
+from tests.conftest import PASSWORD, client_for
 
 pytestmark = pytest.mark.django_db
 
 
 def report(client, round_) -> dict[str, list[str]]:
     response = client.get(reverse("review-piece-rate", args=[round_.pk]))
-    rows = list(csv.reader(io.StringIO(response.content.decode())))
+    rows = list(csv.reader(io.StringIO(b"".join(response.streaming_content).decode())))
     return {row[0]: row[1:] for row in rows[1:]}
 
 
@@ -138,3 +141,19 @@ def test_the_currency_is_a_setting_shown_beside_every_amount(review_round, exper
         assert "(EUR)" in profile
         form = client.get(reverse("judge-config-new")).content.decode()
         assert "Price per 1k prompt tokens (EUR)" in form
+
+
+def test_the_piece_rate_report_is_a_streamed_spreadsheet_safe_csv(review_round, coordinator):
+    # An expert's name that a spreadsheet would run as a formula is written as text, and the
+    # file comes in the dialect of every other CSV download: streamed, lines ending in "\n".
+    round_ = review_round
+    round_.experts.set([user_create_with_role(username="=1+1", password=PASSWORD, role=EXPERT)])
+    round_.rate_per_item = Decimal("2")
+    round_.save(update_fields=["rate_per_item"])
+    response = client_for(coordinator).get(reverse("review-piece-rate", args=[round_.pk]))
+    assert isinstance(response, StreamingHttpResponse)
+    assert response["Content-Type"] == "text/csv; charset=utf-8"
+    assert 'filename="piece-rate-' in response["Content-Disposition"]
+    body = b"".join(response.streaming_content).decode()
+    assert "\r" not in body
+    assert body.split("\n")[1:] == ["'=1+1,0,2.00,0.00,CNY", ""]
