@@ -1,3 +1,5 @@
+from collections import defaultdict
+
 from django.db.models import OuterRef, QuerySet, Subquery
 
 from annotation.models import Case, Criterion, ReviewItem, ReviewRound, RubricVersion
@@ -38,3 +40,15 @@ def open_rounds_freezing(*, case: Case) -> list[tuple[str, int]]:
         .distinct()
         .order_by("round__name")
     )
+
+
+def criteria_by_version(version_ids: set[int]) -> dict[int, list[tuple[int, int, str]]]:
+    """Per rubric version: (criterion id, position, text) in position order. One query."""
+    found: dict[int, list[tuple[int, int, str]]] = defaultdict(list)
+    for version_id, pk, position, text in (
+        Criterion.objects.filter(rubric_version_id__in=version_ids)
+        .order_by("rubric_version_id", "position")
+        .values_list("rubric_version_id", "pk", "position", "text")
+    ):
+        found[version_id].append((pk, position, text))
+    return found

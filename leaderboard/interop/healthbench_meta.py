@@ -25,8 +25,9 @@ with one vote has no pair to compare.
 from collections import defaultdict
 from dataclasses import dataclass
 
-from annotation.models import Criterion, ReviewItem, ReviewRound
+from annotation.models import ReviewItem, ReviewRound
 from annotation.selectors.review import current_votes
+from annotation.selectors.rubrics import criteria_by_version
 from leaderboard.selectors.agreement import rater_pseudonyms
 from leaderboard.stats.alt_test import MIN_LABELS
 
@@ -54,18 +55,6 @@ class HealthBenchMeta:
             "units_with_fewer_votes": self.fewer_votes,
             "min_votes": self.min_votes,
         }
-
-
-def _criteria(version_ids: set[int]) -> dict[int, list[tuple[int, int, str]]]:
-    """Per rubric version: (criterion id, position, text) in position order."""
-    found: dict[int, list[tuple[int, int, str]]] = defaultdict(list)
-    for version_id, pk, position, text in (
-        Criterion.objects.filter(rubric_version_id__in=version_ids)
-        .order_by("rubric_version_id", "position")
-        .values_list("rubric_version_id", "pk", "position", "text")
-    ):
-        found[version_id].append((pk, position, text))
-    return found
 
 
 def _ballots(round_: ReviewRound) -> dict[int, dict[int, list[tuple[str, bool]]]]:
@@ -100,7 +89,7 @@ def healthbench_meta_rows(*, round_: ReviewRound, min_votes: int = MIN_LABELS) -
             "response__case__scenario__primary",
         )
     )
-    criteria = _criteria({row[2] for row in items})
+    criteria = criteria_by_version({row[2] for row in items})
     ballots = _ballots(round_)
     rows: list[dict] = []
     units = fewer = votes = 0

@@ -20,7 +20,8 @@ from annotation.interop.label_studio import (
     label_config,
     note_region,
 )
-from annotation.models import Criterion, ReferenceAnswer, ReviewItem, ReviewRound, Vote
+from annotation.models import ReferenceAnswer, ReviewItem, ReviewRound, Vote
+from annotation.selectors.rubrics import criteria_by_version
 from judging.models import JudgeRun, JudgeTask, Verdict
 from leaderboard.selectors.agreement import rater_pseudonyms
 
@@ -53,18 +54,6 @@ def _config_labels() -> ConfigLabels:
         note=_("note (optional)"),
         response=_("Response"),
     )
-
-
-def _criteria(version_ids: set[int]) -> dict[int, list[tuple[int, int, str]]]:
-    """Per rubric version: (criterion id, position, text) in position order."""
-    found: dict[int, list[tuple[int, int, str]]] = defaultdict(list)
-    for version_id, pk, position, text in (
-        Criterion.objects.filter(rubric_version_id__in=version_ids)
-        .order_by("rubric_version_id", "position")
-        .values_list("rubric_version_id", "pk", "position", "text")
-    ):
-        found[version_id].append((pk, position, text))
-    return found
 
 
 def _annotations(round_: ReviewRound) -> dict[int, list[dict]]:
@@ -178,7 +167,7 @@ def label_studio_export(
             "rubric_version__number",
         )
     )
-    criteria = _criteria({row[8] for row in items})
+    criteria = criteria_by_version({row[8] for row in items})
     annotations = _annotations(round_)
     references = _references(round_)
     predictions = _predictions(runs, {row[0]: (row[3], row[8]) for row in items})

@@ -24,6 +24,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
 
+from leaderboard.stats.intervals import wilson_bounds
+
 DEFAULT_ALPHA = 0.05
 
 
@@ -74,13 +76,6 @@ def design_effect(tallies: Sequence[tuple[int, int]]) -> float | None:
     return max(1.0, clustered / (p * (1.0 - p) / n))
 
 
-def _wilson(p: float, n: float, z: float) -> tuple[float, float]:
-    z2_n = z * z / n
-    centre = (p + z2_n / 2.0) / (1.0 + z2_n)
-    half = z * math.sqrt(p * (1.0 - p) / n + z2_n / (4.0 * n)) / (1.0 + z2_n)
-    return max(0.0, centre - half), min(1.0, centre + half)
-
-
 def clustered_bound(
     tallies: Sequence[tuple[int, int]],
     *,
@@ -104,7 +99,7 @@ def clustered_bound(
     # One response: its units' correlation cannot be estimated; count it as one unit.
     effective = n / deff if deff is not None else 1.0
     z = NormalDist().inv_cdf(1.0 - one_sided)
-    low, high = _wilson(p, effective, z)
+    low, high = wilson_bounds(p, effective, z)
     se0 = math.sqrt(threshold * (1.0 - threshold) / effective)
     p_value = 1.0 - NormalDist().cdf((p - threshold) / se0) if se0 > 0 else None
     return ClusteredBound(p, n, len(used), deff, effective, low, high, one_sided, p_value)

@@ -23,6 +23,15 @@ def check_confidence(confidence: float) -> None:
         raise ValueError(f"confidence must lie strictly between 0 and 1, got {confidence!r}")
 
 
+def wilson_bounds(p: float, n: float, z: float) -> tuple[float, float]:
+    """Wilson's score bounds for a share p of n units (n may be an effective, fractional
+    count) at the normal quantile z."""
+    z2_n = z * z / n
+    centre = (p + z2_n / 2.0) / (1.0 + z2_n)
+    half = z * math.sqrt(p * (1.0 - p) / n + z2_n / (4.0 * n)) / (1.0 + z2_n)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
 def wilson_interval(successes: int, n: int, confidence: float = 0.95) -> Interval:
     """Wilson score interval for the proportion successes / n (two-sided)."""
     check_counts(successes, n)
@@ -32,8 +41,4 @@ def wilson_interval(successes: int, n: int, confidence: float = 0.95) -> Interva
     # The standard library's normal quantile: the same z as scipy's, without importing
     # scipy.stats (a second of start-up for every command and worker).
     z = NormalDist().inv_cdf(1.0 - (1.0 - confidence) / 2.0)
-    p = successes / n
-    z2_n = z * z / n
-    centre = (p + z2_n / 2.0) / (1.0 + z2_n)
-    half = z * math.sqrt(p * (1.0 - p) / n + z2_n / (4.0 * n)) / (1.0 + z2_n)
-    return Interval.of(max(0.0, centre - half), min(1.0, centre + half))
+    return Interval.of(*wilson_bounds(successes / n, n, z))

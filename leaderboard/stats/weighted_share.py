@@ -24,7 +24,7 @@ from statistics import NormalDist
 import numpy as np
 
 from leaderboard.stats.bootstrap import _cluster_codes
-from leaderboard.stats.intervals import check_confidence
+from leaderboard.stats.intervals import check_confidence, wilson_bounds
 from leaderboard.stats.reasons import NO_UNITS, SINGLE_CLUSTER
 
 METHOD = (
@@ -53,13 +53,6 @@ class WeightedShare:
             "reason": self.reason,
             "method": METHOD,
         }
-
-
-def _wilson(p: float, n: float, z: float) -> tuple[float, float]:
-    z2_n = z * z / n
-    centre = (p + z2_n / 2.0) / (1.0 + z2_n)
-    half = z * math.sqrt(p * (1.0 - p) / n + z2_n / (4.0 * n)) / (1.0 + z2_n)
-    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 def weighted_share_interval(
@@ -92,7 +85,7 @@ def weighted_share_interval(
     else:
         effective = total**2 / float((w**2).sum())
     z = NormalDist().inv_cdf(1.0 - (1.0 - confidence) / 2.0)
-    low, high = _wilson(point, effective, z)
+    low, high = wilson_bounds(point, effective, z)
     return WeightedShare(
         point=point,
         se=math.sqrt(variance),
