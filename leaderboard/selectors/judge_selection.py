@@ -6,7 +6,8 @@ call, whether its evidence passes the benchmark's gate, and the cheapest that pa
 A version is in when its finished runs together judged every response of the round; its
 verdicts are the newest its runs hold per response, as the agreement report reads them
 for a judge. Cost and latency come from the calls those runs made for the round's responses
-(the same responses for every version), at the configuration's current prices."""
+(the same responses for every version), at the configuration's current prices; for an
+ensemble, every member's calls, and the latency of a judgment is its members' together."""
 
 from collections import defaultdict
 from decimal import Decimal
@@ -119,7 +120,16 @@ def _usage(round_: ReviewRound, runs: list[JudgeRun]) -> tuple[dict, dict]:
         )
     }
     latencies: dict[int, list[int]] = defaultdict(list)
-    for version, latency in calls.values_list("task__run__judge_version", "latency_ms"):
+    # An ensemble's members are called one after another: a judgment takes their sum.
+    judgments: dict[tuple, int] = defaultdict(int)
+    for version, task, number, member, latency in calls.values_list(
+        "task__run__judge_version", "task_id", "number", "member", "latency_ms"
+    ):
+        if member:
+            judgments[(version, task, number)] += latency
+        else:
+            latencies[version].append(latency)
+    for (version, _task, _number), latency in judgments.items():
         latencies[version].append(latency)
     return tokens, latencies
 
