@@ -112,9 +112,10 @@ def test_a_failing_member_is_reported_failed_and_never_votes(
         assert call.member > 0
         assert not MemberVerdict.objects.filter(task=call.task, member=call.member).exists()
     raw = _member_votes_from_raw(run)
-    decided = {(v.task_id, v.criterion.position): v.hit for v in Verdict.objects.filter(
-        task__run=run
-    ).select_related("criterion")}
+    decided = {
+        (v.task_id, v.criterion.position): v.hit
+        for v in Verdict.objects.filter(task__run=run).select_related("criterion")
+    }
     for task in run.tasks.all():
         answered = task.attempt_log.filter(outcome="ok").count()
         assert task.status == ("done" if answered >= 3 else "failed")
@@ -157,9 +158,7 @@ def test_an_ensemble_is_a_new_version_with_its_own_fingerprint(sim_config):
 
 
 def test_a_panel_of_versions_votes_with_each_members_settings(judged_benchmark, sim_config):
-    members = [
-        sim_config(name=f"m{n}", seed=n, temperature=0.5).current_version for n in (1, 2, 3)
-    ]
+    members = [sim_config(name=f"m{n}", seed=n, temperature=0.5).current_version for n in (1, 2, 3)]
     panel = panel_version_save(name="panel", members=members)
     run = _run(judged_benchmark, panel)
     assert set(run.tasks.values_list("status", flat=True)) == {"done"}
