@@ -47,3 +47,13 @@ def test_samples_at_temperature_zero_are_refused_before_anything_is_written(
     with pytest.raises(CommandError, match="must be odd"):
         _judge(simulator, "--samples", "2", "--temperature", "0.5")
     assert not JudgeVersion.objects.exists() and not JudgeRun.objects.exists()
+
+
+def test_the_dry_run_counts_every_members_call(judged_benchmark, simulator, capsys):
+    _judge(simulator, "--dry-run")
+    single = json.loads(capsys.readouterr().out)
+    _judge(simulator, "--dry-run", "--samples", "5", "--temperature", "0.8")
+    five = json.loads(capsys.readouterr().out)
+    assert (single["calls"], five["calls"]) == (4, 20)
+    assert five["prompt_tokens"] == pytest.approx(5 * single["prompt_tokens"], abs=5)
+    assert five["completion_tokens"] == pytest.approx(5 * single["completion_tokens"], abs=5)
