@@ -17,7 +17,9 @@ if TYPE_CHECKING:
 
 def ensemble_refusal(settings: VersionSettings) -> str:
     """Why these ensemble settings are refused, or "" when they are fine."""
-    ensemble = settings.ensemble or {}
+    ensemble = settings.ensemble
+    if not isinstance(ensemble, dict):
+        return _("An ensemble is given by its kind and its samples or members.")
     if settings.source != JudgeVersion.Source.LLM:
         return _("Only a judge that Concord calls can be an ensemble.")
     kind = ensemble.get("kind")
@@ -47,7 +49,11 @@ def _samples_refusal(samples, temperature: float) -> str:
 
 def _panel_refusal(members) -> str:
     low, high = ensemble_vote.PANEL_MIN, ensemble_vote.PANEL_MAX
-    if not isinstance(members, list) or not low <= len(members) <= high:
+    if not isinstance(members, list) or not all(
+        isinstance(m, int) and not isinstance(m, bool) for m in members
+    ):
+        return _("A panel's members are given by their judge version ids.")
+    if not low <= len(members) <= high:
         return _("A panel has from %(low)d to %(high)d judge versions.") % {
             "low": low,
             "high": high,

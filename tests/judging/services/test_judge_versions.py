@@ -209,3 +209,26 @@ def test_the_edit_page_makes_a_self_consistency_version_and_refuses_a_cold_one(c
     client.post(url, _edit_form(ensemble=0))
     config.refresh_from_db()
     assert config.current_version.ensemble is None and config.current_version.number == 1
+
+
+def test_the_api_sets_and_keeps_an_ensemble_and_refuses_a_bad_one(coordinator):
+    config, _, _ = judge_config_save(
+        name="j", settings=_settings(temperature=0.7), calls=CallSettings()
+    )
+    client = APIClient()
+    client.force_authenticate(coordinator)
+    url = reverse("api-judge-config-detail", args=[config.pk])
+    five = {"kind": "self_consistency", "samples": 5}
+    made = client.patch(url, {"ensemble": five}, format="json")
+    assert made.status_code == 200 and made.json()["current_version"]["ensemble"] == five
+    kept = client.patch(url, {"max_concurrency": 4}, format="json")
+    assert kept.json()["current_version"]["ensemble"] == five
+    for bad, words in (
+        ({"kind": "self_consistency", "samples": 6}, "must be odd"),
+        ({"kind": "panel", "members": [{"id": 1}]}, "judge version ids"),
+        (["self_consistency"], "its kind and its samples"),
+        ({"kind": "vote"}, "Unknown kind"),
+    ):
+        refused = client.patch(url, {"ensemble": bad}, format="json")
+        assert refused.status_code == 400 and words in str(refused.json()["ensemble"])
+    assert JudgeVersion.objects.filter(config=config).count() == 2
