@@ -204,6 +204,9 @@ def test_the_edit_page_makes_a_self_consistency_version_and_refuses_a_cold_one(c
     assert config.current_version.number == 2
     page = client.get(url).content.decode()
     assert 'name="ensemble" value="5"' in page
+    detail = client.get(reverse("judge-config", args=[config.pk])).content.decode()
+    assert "5 samples per response, the majority per criterion" in detail
+    assert 'data-setting="ensemble"' in detail  # the difference from version 1
     # Saving the page unchanged keeps the ensemble; 0 goes back to a single call.
     client.post(url, _edit_form(ensemble=5))
     client.post(url, _edit_form(ensemble=0))
