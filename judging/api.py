@@ -55,6 +55,7 @@ class VersionOutput(serializers.ModelSerializer):
             "max_output_tokens",
             "structured_output",
             "prompt",
+            "ensemble",
             "fingerprint",
             "note",
             "created",
@@ -105,6 +106,8 @@ class ConfigInput(serializers.Serializer):
     )
     is_simulated = serializers.BooleanField(default=False)
     note = serializers.CharField(max_length=300, allow_blank=True, default="")
+    # {"kind": "self_consistency", "samples": 5} or {"kind": "panel", "members": [ids]}.
+    ensemble = serializers.JSONField(allow_null=True, default=None)
 
     def validate_api_key_env(self, value: str) -> str:
         value = value.strip()
@@ -130,6 +133,7 @@ class ConfigInput(serializers.Serializer):
         version = config.current_version
         if version is not None:
             values.update({name: getattr(version, name) for name in VERSION_FIELDS})
+            values["ensemble"] = version.ensemble
         return values
 
     def save_config(self, *, user) -> JudgeConfig:
@@ -137,7 +141,9 @@ class ConfigInput(serializers.Serializer):
         try:
             config, _version, _created = judge_config_save(
                 name=data["name"],
-                settings=VersionSettings(**{name: data[name] for name in VERSION_FIELDS}),
+                settings=VersionSettings(
+                    **{name: data[name] for name in VERSION_FIELDS}, ensemble=data["ensemble"]
+                ),
                 calls=CallSettings(**{name: data[name] for name in CALL_FIELDS}),
                 config=self.instance,
                 user=user,

@@ -5,6 +5,7 @@ from django.utils.translation import gettext_lazy as _
 
 from annotation.models import Benchmark, ReviewRound, System
 from judging.endpoints import EndpointRefused, key_variable_check
+from judging.ensemble_vote import PANEL, self_consistency
 from judging.models import JudgeConfig, JudgeVersion, PromptTemplate
 from judging.services.judge_versions import CallSettings, VersionSettings
 
@@ -38,6 +39,7 @@ class JudgeConfigForm(forms.Form):
     def __init__(self, *args, config: JudgeConfig | None = None, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.config = config
+        self.version = config.current_version if config is not None else None
         version_fields = fields_for_model(
             JudgeVersion, fields=[f for f in VERSION_FIELDS if f != "base_url"]
         )
@@ -52,6 +54,17 @@ class JudgeConfigForm(forms.Form):
         fields["prompt"].queryset = PromptTemplate.objects.filter(kind=PromptTemplate.Kind.JUDGE)
         fields["prompt"].required = True
         fields["prompt"].label = _("Prompt")
+        # Named after the setting so that the service's refusal lands on it.
+        fields["ensemble"] = forms.IntegerField(
+            label=_("Self-consistency samples (0: a single call per response)"),
+            help_text=_(
+                "Ask the model this many times per response (odd, 3 to 9, with a "
+                "temperature above 0) and take the majority per criterion."
+            ),
+            min_value=0,
+            initial=0,
+            required=False,
+        )
         fields["note"] = forms.CharField(
             label=_("What changed (kept with a new version)"), max_length=300, required=False
         )
@@ -64,6 +77,7 @@ class JudgeConfigForm(forms.Form):
             self.initial.update({name: getattr(config, name) for name in ["name", *CALL_FIELDS]})
             if version is not None:
                 self.initial.update({name: getattr(version, name) for name in VERSION_FIELDS})
+                self.initial["ensemble"] = (version.ensemble or {}).get("samples", 0)
 
     def clean_name(self) -> str:
         name = self.cleaned_data["name"].strip()
@@ -86,7 +100,14 @@ class JudgeConfigForm(forms.Form):
         return value
 
     def version_settings(self) -> VersionSettings:
-        return VersionSettings(**{name: self.cleaned_data[name] for name in VERSION_FIELDS})
+        samples = self.cleaned_data.get("ensemble") or 0
+        ensemble = self_consistency(samples) if samples else None
+        current = self.version
+        if current is not None and (current.ensemble or {}).get("kind") == PANEL:
+            ensemble = current.ensemble  # a panel is kept; its members are not edited here
+        return VersionSettings(
+            **{name: self.cleaned_data[name] for name in VERSION_FIELDS}, ensemble=ensemble
+        )
 
     def call_settings(self) -> CallSettings:
         return CallSettings(**{name: self.cleaned_data[name] for name in CALL_FIELDS})

@@ -21,6 +21,7 @@ FIELDS = (
     "max_output_tokens",
     "structured_output",
     "prompt",
+    "ensemble",
 )
 # An LLM called by Concord, or verdicts read from a file (nothing was called).
 LLM, IMPORTED = "llm", "imported"
@@ -49,10 +50,12 @@ def judge_settings(
     max_output_tokens: int = 4096,
     structured_output: bool = True,
     prompt: dict[str, Any] | None = None,
+    ensemble: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The settings as one canonical dict (numbers normalised, so 0 and 0.0 are one
-    temperature)."""
-    return {
+    temperature). `ensemble` (see ensemble_vote) is left out when there is none, so the
+    fingerprints of the versions made before ensembles existed stay what they were."""
+    settings = {
         "source": source,
         "model": model,
         "base_url": base_url,
@@ -62,6 +65,9 @@ def judge_settings(
         "structured_output": bool(structured_output),
         "prompt": prompt,
     }
+    if ensemble:
+        settings["ensemble"] = ensemble
+    return settings
 
 
 def settings_fingerprint(settings: dict[str, Any]) -> str:

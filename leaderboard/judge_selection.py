@@ -51,6 +51,15 @@ def cost_per_thousand(
     return Stat.of(float(spent * RESPONSES / tasks))
 
 
+def summed_cost(costs: Sequence[Stat]) -> Stat:
+    """The cost of calls priced apart (a panel's members, each at its own prices): their
+    sum, or undefined, with the first reason, when any part is."""
+    for cost in costs:
+        if cost.value is None:
+            return cost
+    return Stat.of(sum(cost.value for cost in costs))
+
+
 def median_latency(latencies_ms: Iterable[int]) -> Stat:
     """The median time of a call, in milliseconds, over the calls that recorded one."""
     recorded = [value for value in latencies_ms if value > 0]

@@ -1,6 +1,13 @@
 from judging.models.config import JudgeConfig, PromptTemplate
 from judging.models.probes import OutputProbe
-from judging.models.runs import JudgeAttempt, JudgeLane, JudgeRun, JudgeTask, Verdict
+from judging.models.runs import (
+    JudgeAttempt,
+    JudgeLane,
+    JudgeRun,
+    JudgeTask,
+    MemberVerdict,
+    Verdict,
+)
 from judging.models.versions import JudgeVersion
 
 __all__ = [
@@ -10,6 +17,7 @@ __all__ = [
     "JudgeRun",
     "JudgeTask",
     "JudgeVersion",
+    "MemberVerdict",
     "OutputProbe",
     "PromptTemplate",
     "Verdict",

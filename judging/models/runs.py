@@ -171,6 +171,8 @@ class JudgeAttempt(models.Model):
 
     task = models.ForeignKey(JudgeTask, on_delete=models.CASCADE, related_name="attempt_log")
     number = models.PositiveSmallIntegerField()
+    # For an ensemble judge, which member (1..k) made the call; 0 for a single judge.
+    member = models.PositiveSmallIntegerField(default=0)
     outcome = models.CharField(max_length=12, choices=Outcome.choices)
     error = models.TextField(blank=True)
     http_status = models.PositiveSmallIntegerField(null=True, blank=True)
@@ -193,9 +195,11 @@ class JudgeAttempt(models.Model):
     created = models.DateTimeField(auto_now_add=True)
 
     class Meta:
-        ordering = ["task", "number"]
+        ordering = ["task", "number", "member"]
         constraints = [
-            models.UniqueConstraint(fields=["task", "number"], name="judge_attempt_unique")
+            models.UniqueConstraint(
+                fields=["task", "number", "member"], name="judge_attempt_member_unique"
+            )
         ]
 
     def __str__(self) -> str:
@@ -214,6 +218,29 @@ class Verdict(models.Model):
 
     def __str__(self) -> str:
         return f"{self.criterion_id}: {'hit' if self.hit else 'miss'}"
+
+
+class MemberVerdict(models.Model):
+    """One ensemble member's verdict on one criterion of a task's response. The task's own
+    Verdict is the members' majority; these keep every vote, so the members' disagreement
+    per unit can be read back (judging.selectors.ensemble)."""
+
+    task = models.ForeignKey(JudgeTask, on_delete=models.CASCADE, related_name="member_verdicts")
+    member = models.PositiveSmallIntegerField()
+    criterion = models.ForeignKey(Criterion, on_delete=models.PROTECT, related_name="+")
+    hit = models.BooleanField()
+    reasoning = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["task", "member", "criterion__position"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["task", "member", "criterion"], name="member_verdict_unique"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"member {self.member}, {self.criterion_id}: {'hit' if self.hit else 'miss'}"
 
 
 class JudgeLane(models.Model):

@@ -4,7 +4,7 @@ from django.db import models
 from django.utils.translation import gettext_lazy as _
 
 from annotation.models.rubrics import ImmutableModel
-from judging import judge_settings
+from judging import ensemble_vote, judge_settings
 from judging.models.config import JudgeConfig, PromptTemplate
 
 
@@ -36,6 +36,9 @@ class JudgeVersion(ImmutableModel):
         null=True,
         blank=True,
     )
+    # An ensemble judge (judging.ensemble_vote): k samples of these settings, or a panel of
+    # other versions (by pk), with a majority vote per criterion. None: a single judge.
+    ensemble = models.JSONField(_("ensemble"), null=True, blank=True)
     fingerprint = models.CharField(_("fingerprint of the settings"), max_length=64)
     note = models.CharField(_("change note"), max_length=300, blank=True)
     author = models.ForeignKey(
@@ -96,4 +99,19 @@ class JudgeVersion(ImmutableModel):
                 system_text=prompt.system_text,
                 user_text=prompt.user_text,
             ),
+            ensemble=ensemble_settings(self.ensemble),
         )
+
+
+def ensemble_settings(ensemble: dict | None) -> dict | None:
+    """The ensemble as the fingerprint counts it: a panel by its members' settings (their
+    fingerprints, in a fixed order), not by their row ids."""
+    if not ensemble or ensemble.get("kind") != ensemble_vote.PANEL:
+        return ensemble
+    fingerprints = dict(
+        JudgeVersion.objects.filter(pk__in=ensemble["members"]).values_list("pk", "fingerprint")
+    )
+    return {
+        "kind": ensemble_vote.PANEL,
+        "members": sorted(fingerprints.get(pk, str(pk)) for pk in ensemble["members"]),
+    }

@@ -22,6 +22,7 @@ from judging.prompting import (
     request_hash,
 )
 from judging.replies import ReplyInvalid, parse_reply
+from judging.services.ensemble import ensemble_execute
 from judging.services.outage import budget_refund
 from judging.services.outcomes import (
     attempt_failed,
@@ -50,6 +51,9 @@ class Lane:
     client: openai.OpenAI | None = None  # made at the first call, for this lane alone
     # The pool's endpoint gate (services/outage.py); None: every failure counts.
     gate: Any = None
+    # An ensemble run's members (services/ensemble.py) and their clients, made once.
+    members: list | None = None
+    clients: dict = field(default_factory=dict)
 
     def record(self, write: Write) -> None:
         if self.writer is not None:
@@ -131,6 +135,10 @@ def task_execute(*, run: JudgeRun, task: JudgeTask, lane: Lane) -> None:
     records the outcome."""
     if run.kind == JudgeRun.Kind.GENERATION:
         generation_execute(run=run, task=task, lane=lane)
+        return
+    if run.settings_snapshot.get("ensemble"):
+        # Never from the cache: the members' samples are meant to differ.
+        ensemble_execute(run=run, task=task, lane=lane, criteria=_prompt_criteria(task, lane))
         return
     prepared = task_prepare(run=run, task=task, criteria=_prompt_criteria(task, lane))
     if not run.fresh_calls and cached_reuse(prepared=[prepared], record=lane.record):

@@ -13,6 +13,8 @@ from core.audit.services import audit_record
 from judging import audit_actions, judge_settings
 from judging.endpoints import EndpointRefused, base_url_check, key_variable_check
 from judging.models import JudgeConfig, JudgeVersion, PromptTemplate
+from judging.models.versions import ensemble_settings
+from judging.services.ensemble_settings import ensemble_refusal
 
 
 class ConfigInvalid(Exception):
@@ -35,6 +37,8 @@ class VersionSettings:
     max_output_tokens: int = 4096
     structured_output: bool = True
     source: str = JudgeVersion.Source.LLM
+    # An ensemble (judging.ensemble_vote): `self_consistency(k)` or a panel of versions.
+    ensemble: dict | None = None
 
     def as_settings(self) -> dict:
         prompt = self.prompt
@@ -56,6 +60,7 @@ class VersionSettings:
                 system_text=prompt.system_text,
                 user_text=prompt.user_text,
             ),
+            ensemble=ensemble_settings(self.ensemble),
         )
 
 
@@ -84,6 +89,7 @@ def version_settings_of(version: JudgeVersion) -> VersionSettings:
         max_output_tokens=version.max_output_tokens,
         structured_output=version.structured_output,
         source=version.source,
+        ensemble=version.ensemble,
     )
 
 
@@ -102,6 +108,10 @@ def _check(settings: VersionSettings, calls: CallSettings) -> None:
             base_url_check(settings.base_url)
         except EndpointRefused as exc:
             errors["base_url"] = str(exc)
+    if settings.ensemble:
+        message = ensemble_refusal(settings)
+        if message:
+            errors["ensemble"] = message
     if errors:
         raise ConfigInvalid(errors)
 

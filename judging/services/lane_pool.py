@@ -264,7 +264,7 @@ def _feed(
 def _prepared(run: JudgeRun, tasks: list[JudgeTask], criteria: dict, writer: Writer) -> list[Work]:
     """Judge tasks with their requests built and the cache asked for the whole batch at
     once (the answers found there go straight to the writer); other tasks as they are."""
-    if run.kind != JudgeRun.Kind.JUDGE:
+    if run.kind != JudgeRun.Kind.JUDGE or run.settings_snapshot.get("ensemble"):
         return list(tasks)
     criteria_load(criteria, {task.rubric_version_id for task in tasks})
     prepared = [

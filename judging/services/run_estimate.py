@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from decimal import Decimal
 
 from annotation.models import Benchmark, Response, ReviewRound, System
+from judging.ensemble_vote import ensemble_size
 from judging.models import JudgeRun, JudgeTask, JudgeVersion
 from judging.services.execution import criteria_load, task_prepare
 from judging.services.output_probe import output_mode_decide, output_settings
@@ -37,6 +38,8 @@ def _history(version: JudgeVersion) -> tuple[float | None, float | None]:
     done = list(
         JudgeTask.objects.filter(
             run__judge_version__model=version.model,
+            # An ensemble's task holds all its members' tokens, not one call's.
+            run__judge_version__ensemble__isnull=True,
             status=JudgeTask.Status.DONE,
             cached_from__isnull=True,
             prompt_tokens__gt=0,
@@ -99,7 +102,9 @@ def run_estimate(
         task_prepare(run=run, task=t, criteria=criteria[t.rubric_version_id]) for t in tasks
     ]
     cached = set()
-    if not fresh_calls:
+    # An ensemble makes one call per member and never reuses cached answers.
+    members = ensemble_size(version.ensemble)
+    if not fresh_calls and members == 1:
         cached = set(
             JudgeTask.objects.filter(
                 request_hash__in={p.digest for p in prepared}, status=JudgeTask.Status.DONE
@@ -108,7 +113,7 @@ def run_estimate(
     to_call = [p for p in prepared if p.digest not in cached]
     snapshot = dict(run.settings_snapshot)
     ratio, per_criterion = _history(version)
-    prompt = sum(_request_tokens(p.request.messages) for p in to_call) * (ratio or 1.0)
+    prompt = sum(_request_tokens(p.request.messages) for p in to_call) * (ratio or 1.0) * members
     if per_criterion is None:
         completion = sum(
             DEFAULT_COMPLETION_OVERHEAD + DEFAULT_COMPLETION_PER_CRITERION * len(p.criteria)
@@ -116,13 +121,14 @@ def run_estimate(
         )
     else:
         completion = per_criterion * sum(len(p.criteria) for p in to_call)
+    completion *= members
     price_in = Decimal(snapshot.get("price_prompt_per_1k", "0"))
     price_out = Decimal(snapshot.get("price_completion_per_1k", "0"))
     cost = (Decimal(round(prompt)) * price_in + Decimal(round(completion)) * price_out) / 1000
     return {
         "tasks": len(prepared),
         "cached": len(prepared) - len(to_call),
-        "calls": len(to_call),
+        "calls": len(to_call) * members,
         "prompt_tokens": round(prompt),
         "completion_tokens": round(completion),
         "calibrated_from_history": ratio is not None,

@@ -13,7 +13,7 @@ from annotation.selectors.rubrics import latest_version_id_subquery
 from config.broker import BrokerUnreachable, broker_check
 from core.audit import AuditAction
 from core.audit.services import audit_record
-from judging import audit_actions
+from judging import audit_actions, ensemble_vote
 from judging.endpoints import EndpointRefused, base_url_check, key_variable_check
 from judging.llm_client import MissingApiKey, api_key
 from judging.models import (
@@ -25,6 +25,7 @@ from judging.models import (
     PromptTemplate,
 )
 from judging.prompt_check import PromptInvalid, decorated_placeholders
+from judging.services.ensemble_settings import ensemble_snapshot, panel_members
 from judging.services.output_probe import output_mode_decide, output_settings
 
 
@@ -61,6 +62,7 @@ def config_snapshot(version: JudgeVersion) -> dict:
         "price_prompt_per_1k": str(config.price_prompt_per_1k),
         "price_completion_per_1k": str(config.price_completion_per_1k),
         "is_simulated": config.is_simulated,
+        **ensemble_snapshot(version),
     }
 
 
@@ -95,11 +97,19 @@ def workers_reachable(dispatch: Callable | None) -> None:
 
 
 def _endpoint_usable(version: JudgeVersion) -> None:
-    """The key can be read and the endpoint may be called, as the lanes will check again."""
+    """The key can be read and the endpoint may be called, as the lanes will check again
+    (for a panel, each member's)."""
+    ensemble = version.ensemble or {}
+    members = (
+        [(m["api_key_env"], m["base_url"]) for m in panel_members(ensemble)]
+        if ensemble.get("kind") == ensemble_vote.PANEL
+        else [(version.config.api_key_env, version.base_url)]
+    )
     try:
-        key_variable_check(version.config.api_key_env)
-        base_url_check(version.base_url)
-        api_key(version.config.api_key_env)
+        for key_env, base_url in members:
+            key_variable_check(key_env)
+            base_url_check(base_url)
+            api_key(key_env)
     except (EndpointRefused, MissingApiKey) as exc:
         raise RunNotStartable(str(exc)) from exc
 
@@ -258,6 +268,8 @@ def generation_run_start(
     version = _version_of(config, version)
     if version.prompt is None or version.prompt.kind != PromptTemplate.Kind.GENERATION:
         raise RunNotStartable(_("Pick a configuration whose prompt is a generation prompt."))
+    if version.ensemble:
+        raise RunNotStartable(_("An ensemble judges responses; it does not generate them."))
     _endpoint_usable(version)
     workers_reachable(dispatch)
     system_name = system_name.strip()

@@ -69,6 +69,10 @@ VERDICTS_HEADER = (
     "is_catastrophic",
     "hit",
     "reasoning",
+    # An ensemble judge's members on this unit ("met/not met/failed" counts) and the share
+    # of the answering members in the minority; empty for a single judge.
+    "members_votes",
+    "members_disagreement",
 )
 
 SCORES_HEADER = (

@@ -3,8 +3,10 @@
 from collections.abc import Iterator
 
 from annotation.models import Ability, Assignment, Criterion, ReviewRound, Vote
-from judging.models import JudgeRun, JudgeTask
+from judging.ensemble_vote import UnitVotes
+from judging.models import JudgeRun, JudgeTask, MemberVerdict
 from judging.scoring import CaseVerdicts, Profile, ScoredCriterion, score_case
+from judging.selectors.ensemble import unit_votes
 from leaderboard.exports.values import CHUNK_SIZE, flag, rater_name, when
 from leaderboard.selectors.agreement import rater_pseudonyms
 
@@ -79,10 +81,13 @@ def verdict_rows(*, run: JudgeRun) -> Iterator[list]:
     one row with empty verdict fields. One streamed query (a left join of tasks and
     verdicts)."""
     benchmark = run.benchmark.slug
+    votes = unit_votes(run=run)
     rows = (
         JudgeTask.objects.filter(run=run)
         .order_by("pk", "verdicts__criterion__position", "verdicts__pk")
         .values_list(
+            "pk",
+            "verdicts__criterion_id",
             "case__external_id",
             "case__difficulty",
             "system__name",
@@ -105,6 +110,8 @@ def verdict_rows(*, run: JudgeRun) -> Iterator[list]:
         .iterator(chunk_size=CHUNK_SIZE)
     )
     for (
+        task_id,
+        criterion_id,
         question_id,
         difficulty,
         system,
@@ -146,7 +153,69 @@ def verdict_rows(*, run: JudgeRun) -> Iterator[list]:
             flag(catastrophic),
             flag(hit),
             reasoning,
+            *_members(votes.get((task_id, criterion_id))),
         ]
+    yield from _undecided_rows(run, votes)
+
+
+def _undecided_rows(run: JudgeRun, votes: dict) -> Iterator[list]:
+    """An ensemble's units without a majority of its members have no verdict: each gets a
+    row with an empty verdict and its votes, after the verdicts, so none is left out."""
+    undecided = {key for key, unit in votes.items() if unit.verdict is None}
+    if not undecided:
+        return
+    rows = (
+        MemberVerdict.objects.filter(task__run=run, task_id__in={task for task, _ in undecided})
+        .order_by("task_id", "criterion__position")
+        .distinct()
+        .values_list(
+            "task_id",
+            "criterion_id",
+            "task__case__external_id",
+            "task__case__difficulty",
+            "task__system__name",
+            "task__rubric_version__number",
+            "task__status",
+            "task__attempts",
+            "task__prompt_tokens",
+            "task__completion_tokens",
+            "task__reasoning",
+            "task__last_error",
+            "criterion__position",
+            "criterion__key",
+            "criterion__ability__label",
+            "criterion__ability__category__name_en",
+            "criterion__weight",
+            "criterion__is_catastrophic",
+        )
+    )
+    for task_id, criterion_id, *task_values, position, key, ability, category, weight, cat in rows:
+        if (task_id, criterion_id) not in undecided:
+            continue
+        yield [
+            run.benchmark.slug,
+            run.pk,
+            *task_values,
+            position,
+            str(key),
+            ability,
+            category,
+            weight,
+            flag(cat),
+            None,
+            None,
+            *_members(votes[(task_id, criterion_id)]),
+        ]
+
+
+def _members(unit: UnitVotes | None) -> list:
+    if unit is None:
+        return [None, None]
+    share = unit.disagreement
+    return [
+        f"{unit.met}/{unit.not_met}/{unit.failed}",
+        None if share is None else round(share, 4),
+    ]
 
 
 def run_abilities(run: JudgeRun) -> list[str]:

@@ -6,7 +6,8 @@ call, whether its evidence passes the benchmark's gate, and the cheapest that pa
 A version is in when its finished runs together judged every response of the round; its
 verdicts are the newest its runs hold per response, as the agreement report reads them
 for a judge. Cost and latency come from the calls those runs made for the round's responses
-(the same responses for every version), at the configuration's current prices."""
+(the same responses for every version), at the configuration's current prices; for an
+ensemble, every member's calls, and the latency of a judgment is its members' together."""
 
 from collections import defaultdict
 from decimal import Decimal
@@ -16,6 +17,7 @@ from django.utils.translation import gettext as _
 
 from annotation.models import Benchmark, ReviewItem, ReviewRound
 from config.version import CONCORD_VERSION
+from judging import ensemble_vote
 from judging.models import JudgeAttempt, JudgeRun, JudgeTask, JudgeVersion
 from judging.models.runs import finished_judge_runs
 from leaderboard.agreement import GateRule, agreement_report
@@ -28,6 +30,7 @@ from leaderboard.judge_selection import (
     majorities,
     median_latency,
     ranked,
+    summed_cost,
     versus_best,
 )
 from leaderboard.provenance import rubric_versions_of
@@ -119,9 +122,48 @@ def _usage(round_: ReviewRound, runs: list[JudgeRun]) -> tuple[dict, dict]:
         )
     }
     latencies: dict[int, list[int]] = defaultdict(list)
-    for version, latency in calls.values_list("task__run__judge_version", "latency_ms"):
+    # An ensemble's members are called one after another: a judgment takes their sum.
+    judgments: dict[tuple, int] = defaultdict(int)
+    for version, task, number, member, latency in calls.values_list(
+        "task__run__judge_version", "task_id", "number", "member", "latency_ms"
+    ):
+        if member:
+            judgments[(version, task, number)] += latency
+        else:
+            latencies[version].append(latency)
+    for (version, _task, _number), latency in judgments.items():
         latencies[version].append(latency)
+    _panel_prices(runs, calls, tokens)
     return tokens, latencies
+
+
+def _panel_prices(runs: list[JudgeRun], calls, tokens: dict) -> None:
+    """A panel's members are priced by their own configurations: each version's tokens row
+    gets `members`, (tokens, prices) per member. Two queries, only when a panel was run."""
+    panels = {
+        run.judge_version_id: run.judge_version.ensemble["members"]
+        for run in runs
+        if (run.judge_version.ensemble or {}).get("kind") == ensemble_vote.PANEL
+    }
+    if not panels:
+        return
+    member_ids = {pk for members in panels.values() for pk in members}
+    prices = {
+        v.pk: (Decimal(v.config.price_prompt_per_1k), Decimal(v.config.price_completion_per_1k))
+        for v in JudgeVersion.objects.filter(pk__in=member_ids).select_related("config")
+    }
+    for row in (
+        calls.filter(task__run__judge_version__in=list(panels), member__gt=0)
+        .values("task__run__judge_version", "member")
+        .annotate(prompt=Sum("prompt_tokens"), completion=Sum("completion_tokens"))
+    ):
+        version = row["task__run__judge_version"]
+        if version not in tokens:
+            continue
+        member_version = panels[version][row["member"] - 1]
+        tokens[version].setdefault("members", []).append(
+            (row["prompt"] or 0, row["completion"] or 0, prices[member_version])
+        )
 
 
 def _stat(value: float | None, reason: str | None) -> dict:
@@ -136,12 +178,24 @@ def _interval(bounds: list | None, reason: str | None) -> dict:
 def _judge(version: JudgeVersion, runs, report: dict, frozen_ok: bool, tokens, latencies) -> dict:
     config = version.config
     used = tokens.get(version.pk) or {"tasks": 0, "calls": 0, "prompt": 0, "completion": 0}
-    cost = cost_per_thousand(
-        prompt_tokens=used["prompt"] or 0,
-        completion_tokens=used["completion"] or 0,
-        tasks=used["tasks"],
-        price_prompt_per_1k=Decimal(config.price_prompt_per_1k),
-        price_completion_per_1k=Decimal(config.price_completion_per_1k),
+    priced = used.get("members") or [
+        (
+            used["prompt"] or 0,
+            used["completion"] or 0,
+            (Decimal(config.price_prompt_per_1k), Decimal(config.price_completion_per_1k)),
+        )
+    ]
+    cost = summed_cost(
+        [
+            cost_per_thousand(
+                prompt_tokens=prompt,
+                completion_tokens=completion,
+                tasks=used["tasks"],
+                price_prompt_per_1k=price_in,
+                price_completion_per_1k=price_out,
+            )
+            for prompt, completion, (price_in, price_out) in priced
+        ]
     )
     latency = median_latency(latencies.get(version.pk, []))
     undefined, gate = report["undefined"], report["gate"]

@@ -5,6 +5,7 @@ from decimal import Decimal
 from django.core.management.base import CommandError
 
 from annotation.models import Benchmark
+from judging.ensemble_vote import self_consistency
 from judging.models import JudgeConfig, JudgeVersion, PromptTemplate
 from judging.services.judge_versions import (
     CallSettings,
@@ -105,6 +106,7 @@ def version_from(
                 seed=opts["seed"],
                 max_output_tokens=opts["max_tokens"],
                 structured_output=structured,
+                ensemble=self_consistency(opts["samples"]) if opts.get("samples") else None,
             ),
             calls=CallSettings(
                 api_key_env=opts["api_key_env"],

@@ -15,6 +15,7 @@ from django.conf import settings
 from django.db.models import Count, Q, Sum
 
 from judging.models import JudgeAttempt, JudgeRun, JudgeTask
+from judging.selectors.ensemble import ensemble_summary
 from judging.selectors.runs import FINISHED_WITH_FAILURES, run_progress, run_state
 from judging.services.claims import leases_release, run_finish_if_complete
 from judging.services.lanes import run_here
@@ -82,7 +83,20 @@ def summary_of(run: JudgeRun, started: float) -> dict:
         "completion_tokens": progress.completion_tokens,
         "cached": cached,
         "cost": str(progress.cost),
+        **({"ensemble": ensemble} if (ensemble := ensemble_summary(run=run)) else {}),
     }
+
+
+def ensemble_text(ensemble: dict) -> str:
+    disagreement = ensemble["mean_disagreement"]
+    return (
+        f"ensemble ({ensemble['kind']}, {ensemble['size']} members): "
+        f"{ensemble['member_calls']['answered']} member answers, "
+        f"{ensemble['member_calls']['failed']} failed member calls; {ensemble['units']} units, "
+        f"{ensemble['units_split']} split, {ensemble['units_undefined']} without a majority; "
+        "mean disagreement "
+        + ("undefined (no unit answered)" if disagreement is None else f"{disagreement:.3f}")
+    )
 
 
 def _bar(run: JudgeRun, started: float, finished_before: int) -> None:

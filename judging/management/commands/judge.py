@@ -10,7 +10,12 @@ from judging.management.commands._runs import (
     version_from,
     workers_dispatch,
 )
-from judging.management.commands._watch import execute_and_wait, exit_for, summary_text
+from judging.management.commands._watch import (
+    ensemble_text,
+    execute_and_wait,
+    exit_for,
+    summary_text,
+)
 from judging.selectors.output_mode import run_output_notice
 from judging.selectors.runs import interrupted_runs_of
 from judging.services.prompts import language_warning
@@ -36,6 +41,13 @@ class Command(BaseCommand):
             "--plain-json", action="store_true", help="no structured output (json_schema)"
         )
         parser.add_argument("--fresh", action="store_true", help="do not reuse cached answers")
+        parser.add_argument(
+            "--samples",
+            type=int,
+            default=0,
+            help="self-consistency: ask the model this many times per response (odd, 3 to "
+            "9, with --temperature above 0) and take the majority per criterion",
+        )
         parser.add_argument(
             "--dry-run",
             action="store_true",
@@ -103,6 +115,8 @@ class Command(BaseCommand):
             self.stdout.write(json.dumps(summary))
         else:
             self.stdout.write(summary_text(summary, unit="judged"))
+            if "ensemble" in summary:
+                self.stdout.write(ensemble_text(summary["ensemble"]))
         exit_for(summary)
 
     def dry_run(self, benchmark, systems, version, round_, opts) -> None:

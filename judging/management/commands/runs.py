@@ -5,11 +5,13 @@ from django.core.management.base import BaseCommand, CommandError
 from annotation.models import Benchmark
 from judging.management.commands._watch import (
     EXIT_INTERRUPTED,
+    ensemble_text,
     execute_and_wait,
     resume_command,
     summary_text,
 )
 from judging.models import JudgeRun
+from judging.selectors.ensemble import ensemble_summary
 from judging.selectors.output_mode import run_output_notice
 from judging.selectors.runs import (
     failed_tasks,
@@ -149,6 +151,9 @@ class Command(BaseCommand):
             "finished": run.finished.isoformat(timespec="seconds") if run.finished else None,
             "next": _next_steps(run, p.failed),
         }
+        ensemble = ensemble_summary(run=run)
+        if ensemble is not None:
+            info["ensemble"] = ensemble
         if opts["json"]:
             self.stdout.write(json.dumps(info, ensure_ascii=False))
             return
@@ -158,6 +163,8 @@ class Command(BaseCommand):
             f"  {p.done} done, {p.failed} failed, {info['left']} left, {p.cancelled} cancelled "
             f"of {p.total}; {p.prompt_tokens} prompt + {p.completion_tokens} completion tokens"
         )
+        if ensemble is not None:
+            self.stdout.write(f"  {ensemble_text(ensemble)}")
         for task in failed_tasks(run=run, limit=10):
             case = task.response.case.external_id if task.response else task.case_id
             self.stdout.write(f"  failed: case {case}: {task.last_error}")

@@ -164,3 +164,74 @@ def test_the_api_edits_make_versions_too(coordinator):
     assert warmer.status_code == 200
     assert warmer.json()["current_version"]["number"] == 2
     assert warmer.json()["versions"] == [1, 2] and warmer.json()["max_concurrency"] == 16
+
+
+def _edit_form(**changes) -> dict:
+    form = {
+        "name": "j",
+        "model": "m",
+        "base_url": "http://127.0.0.1:9/v1",
+        "prompt": _prompt().pk,
+        "structured_output": "on",
+        "temperature": 0.7,
+        "max_output_tokens": 4096,
+        "timeout_seconds": 120,
+        "max_concurrency": 8,
+        "requests_per_minute": 0,
+        "max_attempts": 5,
+        "backoff_seconds": 1,
+        "price_prompt_per_1k": 0,
+        "price_completion_per_1k": 0,
+    }
+    return {**form, **changes}
+
+
+def test_the_edit_page_makes_a_self_consistency_version_and_refuses_a_cold_one(coordinator):
+    config, _, _ = judge_config_save(
+        name="j", settings=_settings(temperature=0.7), calls=CallSettings()
+    )
+    client = client_for(coordinator)
+    url = reverse("judge-config-edit", args=[config.pk])
+    cold = client.post(url, _edit_form(temperature=0, ensemble=5))
+    assert cold.status_code == 400
+    assert "Self-consistency needs a temperature above 0" in cold.content.decode()
+    even = client.post(url, _edit_form(ensemble=4))
+    assert "must be odd, from 3 to 9" in even.content.decode()
+    assert JudgeVersion.objects.filter(config=config).count() == 1
+    client.post(url, _edit_form(ensemble=5), follow=True)
+    config.refresh_from_db()
+    assert config.current_version.ensemble == {"kind": "self_consistency", "samples": 5}
+    assert config.current_version.number == 2
+    page = client.get(url).content.decode()
+    assert 'name="ensemble" value="5"' in page
+    detail = client.get(reverse("judge-config", args=[config.pk])).content.decode()
+    assert "5 samples per response, the majority per criterion" in detail
+    assert 'data-setting="ensemble"' in detail  # the difference from version 1
+    # Saving the page unchanged keeps the ensemble; 0 goes back to a single call.
+    client.post(url, _edit_form(ensemble=5))
+    client.post(url, _edit_form(ensemble=0))
+    config.refresh_from_db()
+    assert config.current_version.ensemble is None and config.current_version.number == 1
+
+
+def test_the_api_sets_and_keeps_an_ensemble_and_refuses_a_bad_one(coordinator):
+    config, _, _ = judge_config_save(
+        name="j", settings=_settings(temperature=0.7), calls=CallSettings()
+    )
+    client = APIClient()
+    client.force_authenticate(coordinator)
+    url = reverse("api-judge-config-detail", args=[config.pk])
+    five = {"kind": "self_consistency", "samples": 5}
+    made = client.patch(url, {"ensemble": five}, format="json")
+    assert made.status_code == 200 and made.json()["current_version"]["ensemble"] == five
+    kept = client.patch(url, {"max_concurrency": 4}, format="json")
+    assert kept.json()["current_version"]["ensemble"] == five
+    for bad, words in (
+        ({"kind": "self_consistency", "samples": 6}, "must be odd"),
+        ({"kind": "panel", "members": [{"id": 1}]}, "judge version ids"),
+        (["self_consistency"], "its kind and its samples"),
+        ({"kind": "vote"}, "Unknown kind"),
+    ):
+        refused = client.patch(url, {"ensemble": bad}, format="json")
+        assert refused.status_code == 400 and words in str(refused.json()["ensemble"])
+    assert JudgeVersion.objects.filter(config=config).count() == 2
