@@ -1,0 +1,68 @@
+"""A published leaderboard records the round whose votes corrected it: the one asked for, by
+default the evaluation's round when the gate policy has a bias condition (the board the
+decision read), else none; another benchmark's round is refused, publishing nothing."""
+
+import json
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.core.management import CommandError, call_command
+
+from annotation.models import Benchmark, ReviewRound
+from leaderboard.corrected.board import RoundNotFound
+from leaderboard.management.commands.load_demo import DEMO_JUDGE, DEMO_ROUND, VALIDATION_ROUND
+from leaderboard.models import GatePolicy, LeaderboardSnapshot
+from leaderboard.selectors.boards import board_runs
+from leaderboard.services.gate import leaderboard_publish
+
+
+def _publish(capsys, *extra) -> dict:
+    call_command(
+        "publish", "--benchmark", "demo", "--judge", DEMO_JUDGE, "--user", "coordinator",
+        "--json", *extra,
+    )  # fmt: skip
+    return json.loads(capsys.readouterr().out)
+
+
+@pytest.mark.django_db
+def test_without_a_bias_condition_a_board_is_corrected_only_when_asked(capsys):
+    call_command("load_demo")
+    capsys.readouterr()
+    assert LeaderboardSnapshot.objects.get().corrected_by is None
+    plain = _publish(capsys)
+    assert plain["corrected_by"] is None
+    asked = _publish(capsys, "--corrected-by", DEMO_ROUND)
+    snapshot = LeaderboardSnapshot.objects.get(pk=asked["published"])
+    assert asked["corrected_by"] == DEMO_ROUND
+    assert snapshot.corrected_by == ReviewRound.objects.get(name=DEMO_ROUND)
+    with pytest.raises(CommandError, match="no review round 'nope'"):
+        _publish(capsys, "--corrected-by", "nope")
+
+
+@pytest.mark.django_db
+def test_under_a_bias_condition_the_evaluations_round_corrects_by_default(capsys):
+    call_command("load_demo")
+    capsys.readouterr()
+    benchmark = Benchmark.objects.get(slug="demo")
+    GatePolicy.objects.update_or_create(benchmark=benchmark, defaults={"max_bias_points": 50.0})
+    published = _publish(capsys)
+    snapshot = LeaderboardSnapshot.objects.get(pk=published["published"])
+    assert snapshot.corrected_by.name == VALIDATION_ROUND == snapshot.gate.round.name
+
+
+@pytest.mark.django_db
+def test_another_benchmarks_round_is_refused_and_nothing_is_published():
+    call_command("load_demo")
+    demo = Benchmark.objects.get(slug="demo")
+    other = ReviewRound.objects.exclude(benchmark=demo).first() or ReviewRound.objects.create(
+        benchmark=Benchmark.objects.exclude(pk=demo.pk).first(), name="elsewhere"
+    )
+    before = LeaderboardSnapshot.objects.count()
+    with pytest.raises(RoundNotFound, match="is not of benchmark 'demo'"):
+        leaderboard_publish(
+            board=board_runs(benchmark=demo, judge=DEMO_JUDGE),
+            profile="heartbench",
+            user=get_user_model().objects.get(username="coordinator"),
+            corrected_by=other,
+        )
+    assert LeaderboardSnapshot.objects.count() == before
