@@ -54,6 +54,7 @@ BREAKDOWN_NAMES = (
 # hand-out order and the threshold (its "savings" also need the experts' pace: not checked).
 SEQUENTIAL_NUMBERS = (
     "decision",
+    "reason",  # why it decides nothing (unequal chances, a threshold of 0 or 1)
     "threshold",
     "items_used",
     "decided_at",
@@ -151,6 +152,25 @@ class _Context:
             if all(item.get("hand_out_rank") not in (None, "") for item in self.items)
             else None
         )
+        # A bundle written before items carried their probabilities (or of a round that
+        # recorded none) cannot weight.
+        self.carries_chances = bool(self.items) and all(
+            item.get("inclusion_probability") not in (None, "") for item in self.items
+        )
+        # Weighted as the report was: the items' probabilities are the ones recorded now,
+        # which an evaluation recorded before they were (an imported round) did not read.
+        applied = (self.claimed.get("sampling") or {}).get("weights_applied")
+        self.weights = _weights(self.items, self.units) if applied else None
+
+
+def _weights(items: list[dict], units: list[Unit]) -> list[float] | None:
+    """Each unit's weight, the inverse of its item's recorded inclusion probability, as
+    the report was given them (`selectors.agreement.sampling_weights`); None when some item
+    has none recorded."""
+    chances = {int(item["item"]): item.get("inclusion_probability") for item in items}
+    if not chances or any(value in (None, "") or not float(value) for value in chances.values()):
+        return None
+    return [1.0 / float(chances[unit.response]) for unit in units]
 
 
 def _sequential(context: _Context) -> dict | None:
@@ -163,6 +183,7 @@ def _sequential(context: _Context) -> dict | None:
         raters_per_item=context.raters,
         threshold=context.gate["threshold"],
         alpha=claimed.get("alpha", DEFAULT_ALPHA),
+        weights=context.weights,
     )
 
 
@@ -180,6 +201,7 @@ def _history(context: _Context, result: Verification) -> list[RoundTallies] | No
         name=str(recorded["round"]),
         raters_per_item=int(context.raters or recorded["raters_per_item"]),
         raters_read_verdicts=bool(recorded.get("raters_read_verdicts", False)),
+        unequal_chances=context.weights is not None and len(set(context.weights)) > 1,
     )
     if not same_tree(current.as_dict(), recorded):
         result.fail(
@@ -197,8 +219,15 @@ def check_evaluation(files, prefix, rubrics, taxonomy, result: Verification) -> 
     context = _Context(files, prefix, rubrics, taxonomy)
     sequential = _sequential(context)
     bootstrap = context.claimed["bootstrap"]
+    claimed_sampling = context.claimed.get("sampling") or {}
     report = agreement_report(
         context.units,
+        weights=context.weights,
+        sampling=(
+            {key: claimed_sampling.get(key) for key in ("design", "probabilities_recorded")}
+            if context.weights is not None
+            else None
+        ),
         threshold=context.gate["threshold"],
         rule=context.rule,
         resamples=bootstrap["resamples"],
@@ -215,18 +244,41 @@ def check_evaluation(files, prefix, rubrics, taxonomy, result: Verification) -> 
     _check_decision(context, report, result)
 
 
-def _plain_share(claimed: dict) -> dict:
-    """The claims as the bundle can recompute them: a round sampled by system reports the
-    share weighted by inverse inclusion probabilities, which the bundle does not carry; its
-    plain share, kept beside it, is the one checked."""
+def _plain_share(context: _Context) -> dict:
+    """The claims as the bundle can recompute them. A bundle whose items carry their
+    inclusion probabilities recomputes the weighted share itself; one written before they
+    did cannot, and checks the plain share the report keeps beside the weighted one."""
+    claimed = context.claimed
     sampling = claimed.get("sampling") or {}
-    if sampling.get("design") == "by_system" and sampling.get("weights_applied"):
-        return {**claimed, "percent_agreement": sampling.get("percent_agreement_unweighted")}
-    return claimed
+    if context.carries_chances or not sampling.get("weights_applied"):
+        return claimed
+    return {**claimed, "percent_agreement": sampling.get("percent_agreement_unweighted")}
+
+
+def _check_weighted(context: _Context, report: dict, result: Verification) -> None:
+    """The weighted share's interval and the plain share kept beside it."""
+    claimed = context.claimed
+    recomputed = report.get("sampling") or {}
+    pairs = (
+        ("weighted_95", claimed.get("weighted_95"), report.get("weighted_95")),
+        (
+            "the unweighted share",
+            (claimed.get("sampling") or {}).get("percent_agreement_unweighted"),
+            recomputed.get("percent_agreement_unweighted"),
+        ),
+    )
+    for name, said, found in pairs:
+        if (said is not None or found is not None) and not same_tree(said, found):
+            result.fail(
+                AGREEMENT,
+                context.where,
+                f"{name} {said!r} is claimed, {found!r} is recomputed from {context.source} "
+                f"weighted by the inclusion probabilities in {context.prefix}{layout.ITEMS}",
+            )
 
 
 def _check_agreement(context: _Context, report: dict, result: Verification) -> None:
-    claimed, where, source = _plain_share(context.claimed), context.where, context.source
+    claimed, where, source = _plain_share(context), context.where, context.source
     if report["units"] != claimed.get("units") or report["excluded"] != claimed.get("excluded"):
         result.fail(
             AGREEMENT,
@@ -264,8 +316,10 @@ def _check_agreement(context: _Context, report: dict, result: Verification) -> N
         for k in ("both_hit", "judge_only", "human_only", "both_miss")
     ):
         result.fail(AGREEMENT, where, "the confusion matrix differs from " + source)
+    if context.weights is not None:
+        _check_weighted(context, report, result)
     evaluation = context.evaluation
-    # Sampled by system, the evaluation keeps the weighted share the report claims.
+    # Checked on its plain share, the evaluation still keeps the weighted one it claims.
     weighted = claimed is not context.claimed
     expected = context.claimed["percent_agreement"] if weighted else report["percent_agreement"]
     if (
