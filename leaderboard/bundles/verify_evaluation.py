@@ -27,6 +27,7 @@ from leaderboard.bundles.checks import (
     same_tree,
 )
 from leaderboard.bundles.verify_board import category
+from leaderboard.bundles.verify_weighted import check_weighted, plain_share, unit_weights
 from leaderboard.gate_history import RoundTallies, round_tallies
 from leaderboard.sequential_evidence import sequential_block
 from leaderboard.stats.sequential import DEFAULT_ALPHA
@@ -160,17 +161,7 @@ class _Context:
         # Weighted as the report was: the items' probabilities are the ones recorded now,
         # which an evaluation recorded before they were (an imported round) did not read.
         applied = (self.claimed.get("sampling") or {}).get("weights_applied")
-        self.weights = _weights(self.items, self.units) if applied else None
-
-
-def _weights(items: list[dict], units: list[Unit]) -> list[float] | None:
-    """Each unit's weight, the inverse of its item's recorded inclusion probability, as
-    the report was given them (`selectors.agreement.sampling_weights`); None when some item
-    has none recorded."""
-    chances = {int(item["item"]): item.get("inclusion_probability") for item in items}
-    if not chances or any(value in (None, "") or not float(value) for value in chances.values()):
-        return None
-    return [1.0 / float(chances[unit.response]) for unit in units]
+        self.weights = unit_weights(self.items, self.units) if applied else None
 
 
 def _sequential(context: _Context) -> dict | None:
@@ -244,41 +235,12 @@ def check_evaluation(files, prefix, rubrics, taxonomy, result: Verification) -> 
     _check_decision(context, report, result)
 
 
-def _plain_share(context: _Context) -> dict:
-    """The claims as the bundle can recompute them. A bundle whose items carry their
-    inclusion probabilities recomputes the weighted share itself; one written before they
-    did cannot, and checks the plain share the report keeps beside the weighted one."""
-    claimed = context.claimed
-    sampling = claimed.get("sampling") or {}
-    if context.carries_chances or not sampling.get("weights_applied"):
-        return claimed
-    return {**claimed, "percent_agreement": sampling.get("percent_agreement_unweighted")}
-
-
-def _check_weighted(context: _Context, report: dict, result: Verification) -> None:
-    """The weighted share's interval and the plain share kept beside it."""
-    claimed = context.claimed
-    recomputed = report.get("sampling") or {}
-    pairs = (
-        ("weighted_95", claimed.get("weighted_95"), report.get("weighted_95")),
-        (
-            "the unweighted share",
-            (claimed.get("sampling") or {}).get("percent_agreement_unweighted"),
-            recomputed.get("percent_agreement_unweighted"),
-        ),
-    )
-    for name, said, found in pairs:
-        if (said is not None or found is not None) and not same_tree(said, found):
-            result.fail(
-                AGREEMENT,
-                context.where,
-                f"{name} {said!r} is claimed, {found!r} is recomputed from {context.source} "
-                f"weighted by the inclusion probabilities in {context.prefix}{layout.ITEMS}",
-            )
-
-
 def _check_agreement(context: _Context, report: dict, result: Verification) -> None:
-    claimed, where, source = _plain_share(context), context.where, context.source
+    claimed, where, source = (
+        plain_share(context.claimed, context.carries_chances),
+        context.where,
+        context.source,
+    )
     if report["units"] != claimed.get("units") or report["excluded"] != claimed.get("excluded"):
         result.fail(
             AGREEMENT,
@@ -317,7 +279,7 @@ def _check_agreement(context: _Context, report: dict, result: Verification) -> N
     ):
         result.fail(AGREEMENT, where, "the confusion matrix differs from " + source)
     if context.weights is not None:
-        _check_weighted(context, report, result)
+        check_weighted(context, report, result)
     evaluation = context.evaluation
     # Checked on its plain share, the evaluation still keeps the weighted one it claims.
     weighted = claimed is not context.claimed
