@@ -66,3 +66,23 @@ def test_another_benchmarks_round_is_refused_and_nothing_is_published():
             corrected_by=other,
         )
     assert LeaderboardSnapshot.objects.count() == before
+
+
+@pytest.mark.django_db
+def test_the_api_publishes_with_a_correcting_round_and_shows_it():
+    from django.urls import reverse
+    from rest_framework.test import APIClient
+
+    call_command("load_demo")
+    client = APIClient()
+    client.force_authenticate(get_user_model().objects.get(username="coordinator"))
+    url = reverse("api-leaderboards", args=["demo"])
+    created = client.post(url, {"judge": DEMO_JUDGE, "corrected_by": DEMO_ROUND}, format="json")
+    assert created.status_code == 201, created.json()
+    assert created.json()["corrected_by"] == DEMO_ROUND
+    listed = client.get(url).json()
+    assert [row["corrected_by"] for row in listed] == [DEMO_ROUND, None]
+    before = LeaderboardSnapshot.objects.count()
+    bad = client.post(url, {"judge": DEMO_JUDGE, "corrected_by": "nope"}, format="json")
+    assert bad.status_code == 400 and "no review round 'nope'" in bad.json()["detail"]
+    assert LeaderboardSnapshot.objects.count() == before
