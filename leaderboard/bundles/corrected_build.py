@@ -12,6 +12,7 @@ from config.version import CONCORD_VERSION
 from leaderboard.bundles import layout
 from leaderboard.bundles.corrected import corrected_numbers
 from leaderboard.bundles.frame import frame_files
+from leaderboard.bundles.records import policy_as_of
 from leaderboard.corrected.board import METHOD
 from leaderboard.models import GatePolicy, LeaderboardSnapshot
 from leaderboard.selectors.agreement import rater_pseudonyms
@@ -70,8 +71,12 @@ def corrected_board_file(
     """The corrected board and the weights it used, from the bundle's `files` (its verdicts,
     rubrics and the correcting round's files); `board`: the board's header (runs, judge)."""
     round_ = snapshot.corrected_by
+    # The bias margin as the policy stood at publication (the default without a condition).
+    state = policy_as_of(snapshot.benchmark, snapshot.created)
     margin = (
-        GatePolicy.objects.filter(benchmark=snapshot.benchmark)
+        state["max_bias_points"]
+        if "max_bias_points" in state
+        else GatePolicy.objects.filter(benchmark=snapshot.benchmark)
         .values_list("max_bias_points", flat=True)
         .first()
     )

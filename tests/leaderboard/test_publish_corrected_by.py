@@ -2,13 +2,18 @@
 default the evaluation's round when the gate policy has a bias condition (the board the
 decision read), else none; another benchmark's round is refused, publishing nothing."""
 
+import io
 import json
+import zipfile
 
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
 
 from annotation.models import Benchmark, ReviewRound
+from leaderboard.bundles import layout
+from leaderboard.bundles.build import bundle_write
+from leaderboard.bundles.verify import verify_bundle
 from leaderboard.corrected.board import RoundNotFound
 from leaderboard.management.commands.load_demo import DEMO_JUDGE, DEMO_ROUND, VALIDATION_ROUND
 from leaderboard.models import GatePolicy, LeaderboardSnapshot
@@ -48,6 +53,14 @@ def test_under_a_bias_condition_the_evaluations_round_corrects_by_default(capsys
     published = _publish(capsys)
     snapshot = LeaderboardSnapshot.objects.get(pk=published["published"])
     assert snapshot.corrected_by.name == VALIDATION_ROUND == snapshot.gate.round.name
+    # Its bundle carries the board as the condition read it, with the policy's margin.
+    out = io.BytesIO()
+    bundle_write(snapshot, out)
+    corrected = json.loads(zipfile.ZipFile(out).read(layout.CORRECTED))
+    assert corrected["bias_test"]["margin"] == 50.0
+    assert corrected["corrected_by"]["round"] == VALIDATION_ROUND
+    checks = {c["name"]: c["result"] for c in verify_bundle(out).as_dict()["checks"]}
+    assert checks["corrected_scores"] == "pass"
 
 
 @pytest.mark.django_db
