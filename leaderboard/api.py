@@ -14,6 +14,7 @@ from annotation.selectors.benchmarks import benchmark_get
 from core.permissions import Perm
 from judging.scoring import Profile
 from leaderboard.bundles.download import bundle_response
+from leaderboard.corrected.board import RoundNotFound, correcting_round
 from leaderboard.models import GateEvaluation, LeaderboardSnapshot
 from leaderboard.selectors.boards import BoardNotFound, board_runs, judge_version_header
 from leaderboard.selectors.evidence import (
@@ -74,6 +75,8 @@ class SnapshotOutput(serializers.ModelSerializer):
     judge_version = serializers.SerializerMethodField()
     runs = serializers.PrimaryKeyRelatedField(many=True, read_only=True)
     published_by = serializers.CharField(source="published_by.get_username")
+    # The name of the round whose votes corrected the board, null when none did.
+    corrected_by = serializers.CharField(source="corrected_by.name", default=None)
 
     class Meta:
         model = LeaderboardSnapshot
@@ -85,6 +88,7 @@ class SnapshotOutput(serializers.ModelSerializer):
             "runs",
             "gate",
             "rubric_changes",
+            "corrected_by",
             "rows",
             "published_by",
             "created",
@@ -253,6 +257,9 @@ class PublishInput(serializers.Serializer):
         max_length=1000,
     )
     profile = serializers.ChoiceField(choices=PROFILES, default=Profile.HEARTBENCH.value)
+    # A review round (name or id) whose votes correct the board; empty: the evaluation's
+    # round under a gate policy with a bias condition, else none.
+    corrected_by = serializers.CharField(max_length=200, required=False, default="")
 
 
 class Leaderboards(APIView):
@@ -270,7 +277,7 @@ class Leaderboards(APIView):
         benchmark = benchmark_get(slug=slug)
         snapshots = (
             LeaderboardSnapshot.objects.filter(benchmark=benchmark)
-            .select_related("judge_version__config", "published_by")
+            .select_related("judge_version__config", "published_by", "corrected_by")
             .prefetch_related("runs")[:100]
         )
         superseded = superseded_boards(snapshots=snapshots)
@@ -286,17 +293,22 @@ class Leaderboards(APIView):
         benchmark = benchmark_get(slug=slug)
         data = PublishInput(data=request.data)
         data.is_valid(raise_exception=True)
+        ref = data.validated_data["corrected_by"].strip()
         try:
             board = board_runs(
                 benchmark=benchmark,
                 judge=data.validated_data["judge"],
                 runs=data.validated_data["runs"],
             )
-        except BoardNotFound as exc:
+            correcting = correcting_round(benchmark=benchmark, ref=ref) if ref else None
+        except (BoardNotFound, RoundNotFound) as exc:
             return _bad({"detail": str(exc)})
         try:
             snapshot = leaderboard_publish(
-                board=board, profile=data.validated_data["profile"], user=request.user
+                board=board,
+                profile=data.validated_data["profile"],
+                user=request.user,
+                corrected_by=correcting,
             )
         except PublishRefused as exc:
             evaluation = exc.decision.evaluation

@@ -26,6 +26,7 @@ from leaderboard.bundles.archive import archive_write, code_commit
 from leaderboard.bundles.calibration import calibration_record
 from leaderboard.bundles.calls import judge_calls
 from leaderboard.bundles.citation import bundle_hash_store
+from leaderboard.bundles.corrected_build import corrected_board_file, corrected_inputs_files
 from leaderboard.bundles.frame import frame_files
 from leaderboard.bundles.guidance import guidance_digests, guidance_record
 from leaderboard.bundles.keys import signing_key_current
@@ -122,6 +123,7 @@ def _evaluation_files(evaluation: GateEvaluation, prefix: str) -> tuple[dict, se
             "rubric_version_id",
             "rubric_version__number",
             "hand_out_rank",
+            "inclusion_probability",
         )
     )
     by_response = {row[0]: (row[1], row[2]) for row in items}
@@ -178,8 +180,8 @@ def _evaluation_files(evaluation: GateEvaluation, prefix: str) -> tuple[dict, se
         prefix + layout.ITEMS: layout.csv_bytes(
             layout.ITEM_FIELDS,
             [
-                (numbers[response], qid, system, number, rank, response)
-                for response, qid, system, _, number, rank in items
+                (numbers[response], qid, system, number, rank, response, "" if p is None else p)
+                for response, qid, system, _, number, rank, p in items
             ],
         ),
         prefix + layout.VOTES: layout.csv_bytes(layout.VOTE_FIELDS, votes),
@@ -262,6 +264,10 @@ def _bundle_files(snapshot: LeaderboardSnapshot, *, lean: bool) -> dict[str, byt
         )
         files.update(earlier_files)
         item_versions |= earlier_versions
+    if snapshot.corrected_by_id is not None:
+        corrected, corrected_versions = corrected_inputs_files(snapshot)
+        files.update(corrected)
+        item_versions |= corrected_versions
     versions = set(board_tasks.values_list("rubric_version_id", flat=True)) | item_versions
     rubric_lines = _rubric_lines(versions)
     taxonomy = dict(
@@ -298,6 +304,7 @@ def _bundle_files(snapshot: LeaderboardSnapshot, *, lean: bool) -> dict[str, byt
                         for (qid, number), line in sorted(rubrics.items())
                     },
                     "rows": snapshot.rows,
+                    "corrected_by": snapshot.corrected_by.name if snapshot.corrected_by else None,
                 }
             ),
             layout.BOARD_CSV: board_csv(snapshot.rows),
@@ -309,6 +316,9 @@ def _bundle_files(snapshot: LeaderboardSnapshot, *, lean: bool) -> dict[str, byt
             **_expert_files(snapshot, [evaluation, *history]),
         }
     )
+    if snapshot.corrected_by_id is not None:
+        board = json.loads(files[layout.BOARD_JSON])
+        files.update(corrected_board_file(snapshot, files, rubrics, taxonomy, board))
     if not lean:
         files[layout.RESPONSES] = layout.jsonl_bytes(response_lines(board_tasks, evaluation.round))
         files[layout.JUDGE_CALLS] = layout.jsonl_bytes(judge_calls(judged))

@@ -16,6 +16,7 @@ JUDGE_IDENTITY = "judge_identity"  # one judge (name, number, model) everywhere 
 RUBRIC_TEXT = "rubric_text"  # the rubrics hash to the digests the evaluations recorded
 JUDGE_CALLS = "judge_calls"  # the requests hash as recorded; the raw replies give the verdicts
 BOARD_SCORES = "board_scores"  # the board's scores recomputed from its verdicts
+CORRECTED_SCORES = "corrected_scores"  # the corrected board recomputed from verdicts and votes
 THRESHOLD_FLOOR = "threshold_floor"  # no evaluation's threshold is below the 75% floor
 GATE_POLICY = "gate_policy"  # the evaluations' rule and threshold are the policy's
 AGREEMENT = "agreement"  # the report's numbers recomputed from votes and verdicts
@@ -38,6 +39,7 @@ ORDER = (
     RUBRIC_TEXT,
     JUDGE_CALLS,
     BOARD_SCORES,
+    CORRECTED_SCORES,
     THRESHOLD_FLOOR,
     GATE_POLICY,
     AGREEMENT,

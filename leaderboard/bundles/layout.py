@@ -15,7 +15,10 @@ FORMAT = "concord-evidence-bundle"
 # rubrics' digests, the board its gate policy; response texts; an optional signature.
 # 3: the guidance the experts read while they voted (its digests in the manifest) and the
 # raters' calibration results.
-VERSION = 3
+# 4: a board published with a correcting round carries its corrected board and the round's
+# items (with their inclusion probabilities), votes, frame and the weights used (corrected/);
+# items carry their recorded inclusion probability.
+VERSION = 4
 
 MANIFEST = "manifest.json"
 BOARD_JSON = "board.json"
@@ -46,6 +49,14 @@ ITEMS = "items.csv"
 VOTES = "votes.csv"
 EVALUATION_VERDICTS = "verdicts.jsonl"  # the evaluated run's verdicts on the round
 FRAME = "frame.csv"  # the round's sampling frame (leaderboard.bundles.frame)
+# The corrected board of a board published with a correcting round (leaderboard.corrected),
+# and what it is recomputed from besides the board's verdicts and the rubrics.
+CORRECTED_DIR = "corrected/"
+CORRECTED = CORRECTED_DIR + "board.json"
+CORRECTED_ITEMS = CORRECTED_DIR + "items.csv"
+CORRECTED_VOTES = CORRECTED_DIR + "votes.csv"  # the round's votes as they stood at publication
+CORRECTED_FRAME = CORRECTED_DIR + FRAME
+CORRECTED_WEIGHTS = CORRECTED_DIR + "weights.csv"  # each judged response's chance and weight
 
 # Rows in the order the report read the items; `item` numbers them in hand-out order (rank,
 # then the order of their responses), which the sequential test follows.
@@ -56,7 +67,17 @@ ITEM_FIELDS = [
     "rubric_version",
     "hand_out_rank",
     "response",  # the response's id, which the seeded sample and hand-out order shuffle
+    "inclusion_probability",  # as the round recorded it (empty: not recorded)
 ]
+CORRECTED_ITEM_FIELDS = [
+    "question_id",
+    "system",
+    "rubric_version",  # the version the round froze
+    "reference",
+    "inclusion_probability",
+    "response",
+]
+CORRECTED_WEIGHT_FIELDS = ["system", "question_id", "labelled", "inclusion_probability", "weight"]
 FRAME_FIELDS = [
     "response",
     "question_id",

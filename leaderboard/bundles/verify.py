@@ -1,7 +1,8 @@
 """Checking an evidence bundle from the bundle alone (no Django, no database). Every file is
 checked against the manifest's SHA-256 and, given the installation's public key, the
 manifest against its signature; then everything that can be re-derived is: the judge's
-settings fingerprint and identity, the rubrics' digests, the board's scores, and for each
+settings fingerprint and identity, the rubrics' digests, the board's scores and its corrected
+board (when published with a correcting round), and for each
 gate evaluation the agreement, its breakdowns, the sequential block, the raters per item,
 the threshold against the floor and the policy, and the gate's decision.
 
@@ -22,6 +23,7 @@ from leaderboard.bundles.checks import (
     Problem,
     Verification,
 )
+from leaderboard.bundles.corrected import check_corrected
 from leaderboard.bundles.signing import signature_problem
 from leaderboard.bundles.verify_board import check_board
 from leaderboard.bundles.verify_calls import check_calls
@@ -147,6 +149,7 @@ def _check_contents(files: dict[str, bytes], manifest: dict, result: Verificatio
     )
     _readable(lambda: check_calls(files, rubrics, result, manifest), layout.JUDGE_CALLS, result)
     _readable(lambda: check_board(files, rubrics, taxonomy, result), layout.VERDICTS, result)
+    _readable(lambda: check_corrected(files, rubrics, taxonomy, result), layout.CORRECTED, result)
     _readable(lambda: check_policy(files, board, evaluations, result), layout.BOARD_JSON, result)
     for evaluation_id in evaluations:
         prefix = layout.EVALUATION_DIR.format(id=evaluation_id)

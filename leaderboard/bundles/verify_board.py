@@ -14,7 +14,7 @@ def category(taxonomy: dict[str, str], ability: str) -> str:
     return taxonomy.get(ability, "")
 
 
-def _system_cases(files, rubrics, taxonomy) -> tuple[dict[str, list[CaseVerdicts]], dict]:
+def system_cases(files, rubrics, taxonomy) -> tuple[dict[str, list[CaseVerdicts]], dict]:
     cases: dict[str, list[CaseVerdicts]] = defaultdict(list)
     failed: dict[str, int] = defaultdict(int)
     for row in layout.read_jsonl(files.get(layout.VERDICTS, b"")):
@@ -87,7 +87,7 @@ def check_board(files: dict[str, bytes], rubrics, taxonomy, result: Verification
     board = json.loads(files[layout.BOARD_JSON])
     profile = Profile(board["profile"])
     try:
-        cases, failed = _system_cases(files, rubrics, taxonomy)
+        cases, failed = system_cases(files, rubrics, taxonomy)
     except (KeyError, ValueError, TypeError) as exc:
         result.fail(BOARD_SCORES, layout.VERDICTS, f"cannot be scored: {exc}")
         return

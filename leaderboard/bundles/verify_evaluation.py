@@ -27,6 +27,7 @@ from leaderboard.bundles.checks import (
     same_tree,
 )
 from leaderboard.bundles.verify_board import category
+from leaderboard.bundles.verify_weighted import check_weighted, plain_share, unit_weights
 from leaderboard.gate_history import RoundTallies, round_tallies
 from leaderboard.sequential_evidence import sequential_block
 from leaderboard.stats.sequential import DEFAULT_ALPHA
@@ -54,6 +55,7 @@ BREAKDOWN_NAMES = (
 # hand-out order and the threshold (its "savings" also need the experts' pace: not checked).
 SEQUENTIAL_NUMBERS = (
     "decision",
+    "reason",  # why it decides nothing (unequal chances, a threshold of 0 or 1)
     "threshold",
     "items_used",
     "decided_at",
@@ -151,6 +153,15 @@ class _Context:
             if all(item.get("hand_out_rank") not in (None, "") for item in self.items)
             else None
         )
+        # A bundle written before items carried their probabilities (or of a round that
+        # recorded none) cannot weight.
+        self.carries_chances = bool(self.items) and all(
+            item.get("inclusion_probability") not in (None, "") for item in self.items
+        )
+        # Weighted as the report was: the items' probabilities are the ones recorded now,
+        # which an evaluation recorded before they were (an imported round) did not read.
+        applied = (self.claimed.get("sampling") or {}).get("weights_applied")
+        self.weights = unit_weights(self.items, self.units) if applied else None
 
 
 def _sequential(context: _Context) -> dict | None:
@@ -163,6 +174,7 @@ def _sequential(context: _Context) -> dict | None:
         raters_per_item=context.raters,
         threshold=context.gate["threshold"],
         alpha=claimed.get("alpha", DEFAULT_ALPHA),
+        weights=context.weights,
     )
 
 
@@ -180,6 +192,7 @@ def _history(context: _Context, result: Verification) -> list[RoundTallies] | No
         name=str(recorded["round"]),
         raters_per_item=int(context.raters or recorded["raters_per_item"]),
         raters_read_verdicts=bool(recorded.get("raters_read_verdicts", False)),
+        unequal_chances=context.weights is not None and len(set(context.weights)) > 1,
     )
     if not same_tree(current.as_dict(), recorded):
         result.fail(
@@ -197,8 +210,15 @@ def check_evaluation(files, prefix, rubrics, taxonomy, result: Verification) -> 
     context = _Context(files, prefix, rubrics, taxonomy)
     sequential = _sequential(context)
     bootstrap = context.claimed["bootstrap"]
+    claimed_sampling = context.claimed.get("sampling") or {}
     report = agreement_report(
         context.units,
+        weights=context.weights,
+        sampling=(
+            {key: claimed_sampling.get(key) for key in ("design", "probabilities_recorded")}
+            if context.weights is not None
+            else None
+        ),
         threshold=context.gate["threshold"],
         rule=context.rule,
         resamples=bootstrap["resamples"],
@@ -215,18 +235,12 @@ def check_evaluation(files, prefix, rubrics, taxonomy, result: Verification) -> 
     _check_decision(context, report, result)
 
 
-def _plain_share(claimed: dict) -> dict:
-    """The claims as the bundle can recompute them: a round sampled by system reports the
-    share weighted by inverse inclusion probabilities, which the bundle does not carry; its
-    plain share, kept beside it, is the one checked."""
-    sampling = claimed.get("sampling") or {}
-    if sampling.get("design") == "by_system" and sampling.get("weights_applied"):
-        return {**claimed, "percent_agreement": sampling.get("percent_agreement_unweighted")}
-    return claimed
-
-
 def _check_agreement(context: _Context, report: dict, result: Verification) -> None:
-    claimed, where, source = _plain_share(context.claimed), context.where, context.source
+    claimed, where, source = (
+        plain_share(context.claimed, context.carries_chances),
+        context.where,
+        context.source,
+    )
     if report["units"] != claimed.get("units") or report["excluded"] != claimed.get("excluded"):
         result.fail(
             AGREEMENT,
@@ -264,8 +278,10 @@ def _check_agreement(context: _Context, report: dict, result: Verification) -> N
         for k in ("both_hit", "judge_only", "human_only", "both_miss")
     ):
         result.fail(AGREEMENT, where, "the confusion matrix differs from " + source)
+    if context.weights is not None:
+        check_weighted(context, report, result)
     evaluation = context.evaluation
-    # Sampled by system, the evaluation keeps the weighted share the report claims.
+    # Checked on its plain share, the evaluation still keeps the weighted one it claims.
     weighted = claimed is not context.claimed
     expected = context.claimed["percent_agreement"] if weighted else report["percent_agreement"]
     if (

@@ -9,16 +9,11 @@ of equal bias. Numbers at full precision; undefined ones are None with a reason 
 from annotation.models import Assignment, Benchmark, ReviewRound
 from config.version import CONCORD_VERSION
 from judging.scoring import Profile
+from leaderboard.corrected.assemble import board_numbers
 from leaderboard.corrected.inputs import corrected_inputs
 from leaderboard.selectors.boards import BoardRuns, judge_version_header
-from leaderboard.stats.ppi import ALPHA, MIN_LABELLED, PPIMean
-from leaderboard.stats.ppi_quantities import system_quantities
-from leaderboard.stats.ppi_ranks import (
-    DEFAULT_BIAS_MARGIN,
-    bias_beyond,
-    equal_bias_test,
-    rank_sets,
-)
+from leaderboard.stats.ppi import ALPHA, MIN_LABELLED
+from leaderboard.stats.ppi_ranks import DEFAULT_BIAS_MARGIN
 
 METHOD = (
     "PPI++ mean per response (Angelopoulos, Duchi and Zrnic 2023), lambda estimated and "
@@ -68,30 +63,6 @@ def correcting_round(*, benchmark: Benchmark, ref: str) -> ReviewRound:
     return found
 
 
-def stat_entry(fit: PPIMean) -> dict:
-    """One score's numbers, in the command's and the API's keys."""
-    interval, bias_interval = fit.interval(), fit.bias_interval()
-    return {
-        "judge": fit.judge,
-        "corrected": fit.corrected,
-        "ci_low": interval[0] if interval else None,
-        "ci_high": interval[1] if interval else None,
-        "bias": fit.bias,
-        "bias_ci_low": bias_interval[0] if bias_interval else None,
-        "bias_ci_high": bias_interval[1] if bias_interval else None,
-        "labelled": fit.labelled,
-        "unlabelled": fit.unlabelled,
-        "lambda": fit.lam,
-        "effective_n": fit.effective_n,
-        "reason": fit.reason,
-    }
-
-
-def _order(item: tuple[str, PPIMean]) -> tuple:
-    name, fit = item
-    return (fit.corrected is None, -(fit.corrected or 0.0), name)
-
-
 def corrected_board(
     *,
     board: BoardRuns,
@@ -103,26 +74,7 @@ def corrected_board(
     systems whose judge bias lies wholly outside +-`bias_margin` points are named."""
     profile = Profile(profile)
     inputs = corrected_inputs(board=board, round_=round_)
-    rows, overall_fits = [], {}
-    for system, pairs in inputs.pairs.items():
-        quantities = system_quantities(pairs, profile)
-        fits = {
-            "overall": quantities.overall.fit(),
-            "abilities": {k: v.fit() for k, v in quantities.abilities.items()},
-            "categories": {k: v.fit() for k, v in quantities.categories.items()},
-            "difficulties": {k: v.fit() for k, v in quantities.difficulties.items()},
-        }
-        overall_fits[system] = fits["overall"]
-        rows.append((system, fits))
-    ranks = rank_sets(overall_fits, alpha=ALPHA)
-    bias = equal_bias_test(overall_fits)
-    order = [name for name, _fit in sorted(overall_fits.items(), key=_order)]
-    by_name = dict(rows)
-    largest = None
-    if bias.largest is not None:
-        fit = overall_fits[bias.largest]
-        low, high = fit.bias_interval()
-        largest = {"system": bias.largest, "bias": fit.bias, "ci_low": low, "ci_high": high}
+    numbers = board_numbers(inputs.pairs, profile, bias_margin=bias_margin)
     version = board.judge_version
     return {
         "benchmark": board.benchmark.slug,
@@ -141,52 +93,10 @@ def corrected_board(
             "method": METHOD,
             # Whether unequal inclusion weights entered any score: never under a design
             # that gives every response of a system one chance.
-            "sampling": {
-                "design": inputs.design,
-                "weighted": any(
-                    fit.weighted
-                    for _name, fits in rows
-                    for fit in (
-                        fits["overall"],
-                        *(
-                            f
-                            for part in ("abilities", "categories", "difficulties")
-                            for f in fits[part].values()
-                        ),
-                    )
-                ),
-            },
+            "sampling": {"design": inputs.design, "weighted": numbers["weighted"]},
         },
-        "rows": [
-            {
-                "system": name,
-                "overall": stat_entry(by_name[name]["overall"]),
-                **{
-                    part: {key: stat_entry(fit) for key, fit in by_name[name][part].items()}
-                    for part in ("abilities", "categories", "difficulties")
-                },
-                "rank_low": ranks.sets.get(name, (None, None))[0],
-                "rank_high": ranks.sets.get(name, (None, None))[1],
-            }
-            for name in order
-        ],
-        "ranks": {
-            "ranked": ranks.ranked,
-            "pairs": ranks.pairs,
-            "z": ranks.z,
-            "reason": ranks.reason,
-        },
-        "bias_test": {
-            "p_value": bias.p_value,
-            "statistic": bias.statistic,
-            "df": bias.df,
-            "largest": largest,
-            "reason": bias.reason,
-            "margin": bias_margin,
-            "beyond_margin": [
-                {"system": name, "bias": value, "ci_low": low, "ci_high": high}
-                for name, value, low, high in bias_beyond(overall_fits, margin=bias_margin)
-            ],
-        },
+        "rows": numbers["rows"],
+        "ranks": numbers["ranks"],
+        "bias_test": numbers["bias_test"],
         "produced_by": f"Concord {CONCORD_VERSION}",
     }

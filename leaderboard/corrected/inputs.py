@@ -20,20 +20,20 @@ from dataclasses import dataclass, field
 
 from django.db.models import Count, Q
 
-from annotation.consensus import has_majority, majority_hit
 from annotation.models import Criterion, ReviewItem, ReviewRound
 from annotation.review_sampling import BY_SYSTEM
 from annotation.selectors.review import current_votes
-from judging.scoring import CaseVerdicts, ScoredCriterion
+from leaderboard.corrected.assemble import (
+    INCOMPLETE,
+    NOT_ON_BOARD,
+    OTHER_RUBRIC,
+    REFERENCE,
+    design_probabilities,
+    experts_case,
+)
 from leaderboard.selectors.boards import BoardRuns
 from leaderboard.selectors.scores import board_case_verdicts
 from leaderboard.stats.ppi_quantities import ResponsePair
-
-# Why a sampled response of the round is not labelled.
-INCOMPLETE = "incomplete"  # a criterion lacks a full complement of votes, or is tied
-OTHER_RUBRIC = "other_rubric"  # the board judged it on another rubric version
-NOT_ON_BOARD = "not_on_board"  # the board has no done verdicts for it
-REFERENCE = "reference"  # a reference item, not part of the random sample
 
 
 @dataclass
@@ -43,29 +43,6 @@ class CorrectedInputs:
     labelled: int = 0
     not_labelled: dict[str, int] = field(default_factory=dict)
     design: str = ""
-
-
-def design_probabilities(items, population: dict) -> dict:
-    """Each response's chance of being drawn. `items` are the round's items as (key, group,
-    recorded probability, reference); `population` maps every response's key to its
-    group. A drawn item keeps its own probability; any other response gets the one its
-    group's drawn items share, or None when they do not share one (or none was recorded):
-    no chance is guessed."""
-    recorded: dict = {}
-    shared: dict = defaultdict(set)
-    for key, group, probability, reference in items:
-        if reference:
-            continue
-        shared[group].add(probability)
-        if probability is not None:
-            recorded[key] = probability
-    chance = {
-        group: next(iter(values)) if len(values) == 1 else None for group, values in shared.items()
-    }
-    return {
-        key: recorded[key] if key in recorded else chance.get(group)
-        for key, group in population.items()
-    }
 
 
 def _frozen_criteria(versions: set[int]) -> dict[int, list[tuple]]:
@@ -99,31 +76,6 @@ def _vote_counts(round_: ReviewRound) -> dict[int, dict[int, tuple[int, int]]]:
     for response, criterion, votes, hits in rows:
         counts[response][criterion] = (votes, hits)
     return counts
-
-
-def _experts_case(judge: CaseVerdicts, criteria: list[tuple], counts: dict, full: int):
-    """The experts' majority verdicts as a case, or None when a criterion has no majority
-    of a full complement."""
-    scored = []
-    for pk, label, category, weight, catastrophic in criteria:
-        votes, hits = counts.get(pk, (0, 0))
-        if votes < full or not has_majority(votes, hits):
-            return None
-        scored.append(
-            ScoredCriterion(
-                ability=label,
-                category=category,
-                weight=weight,
-                is_catastrophic=catastrophic,
-                hit=bool(majority_hit(votes, hits)),
-            )
-        )
-    return CaseVerdicts(
-        case_id=judge.case_id,
-        difficulty=judge.difficulty,
-        scenario=judge.scenario,
-        criteria=tuple(scored),
-    )
 
 
 def corrected_inputs(*, board: BoardRuns, round_: ReviewRound) -> CorrectedInputs:
@@ -178,7 +130,7 @@ def corrected_inputs(*, board: BoardRuns, round_: ReviewRound) -> CorrectedInput
                 elif versions.get(key) != frozen:
                     not_labelled[OTHER_RUBRIC] += 1
                 else:
-                    experts = _experts_case(
+                    experts = experts_case(
                         case, criteria[frozen], counts.get(response, {}), round_.raters_per_item
                     )
                     if experts is None:

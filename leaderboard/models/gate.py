@@ -129,6 +129,12 @@ class LeaderboardSnapshot(models.Model):
     # Cases whose rubric changed since the evaluated round (published only where the
     # benchmark allows it, and then shown with the board).
     rubric_changes = models.PositiveIntegerField(default=0)
+    # The review round whose votes corrected the board when it was published (None: not
+    # corrected); its corrected board goes into the evidence bundle. Protected: the round's
+    # votes are the board's evidence.
+    corrected_by = models.ForeignKey(
+        ReviewRound, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
     published_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT)
     created = models.DateTimeField(auto_now_add=True)
 

@@ -6,14 +6,16 @@ from dataclasses import dataclass
 from django.db import transaction
 from django.utils.translation import gettext as _
 
+from annotation.models import ReviewRound
 from core.audit.services import audit_record
 from judging.models import JudgeRun
 from leaderboard import audit_actions
+from leaderboard.corrected.board import RoundNotFound
 from leaderboard.gate_policy import Decision
 from leaderboard.gate_refusals import CALIBRATION_LEAK, PUBLISHER_RATED
 from leaderboard.models import GateEvaluation, LeaderboardSnapshot
 from leaderboard.selectors.boards import BoardRuns
-from leaderboard.selectors.evidence import Evidence
+from leaderboard.selectors.evidence import Evidence, gate_policy
 from leaderboard.selectors.gate_history import rated_in_round
 from leaderboard.selectors.publishing import publish_state
 from leaderboard.services.stored_scores import stored_leaderboard_rows
@@ -137,13 +139,33 @@ def _evaluation_create(evidence: Evidence, user) -> GateEvaluation:
     return evaluation
 
 
-def leaderboard_publish(*, board: BoardRuns, profile: str, user) -> LeaderboardSnapshot:
+def _correcting(board: BoardRuns, evaluation, corrected_by: ReviewRound | None):
+    """The round the published board is corrected by: the one asked for, else, under a
+    policy with a bias condition, the round whose votes the condition just read (the
+    evaluation's: the board the decision rests on); else none."""
+    if corrected_by is not None:
+        if corrected_by.benchmark_id != board.benchmark.pk:
+            raise RoundNotFound(
+                f"review round {corrected_by.name!r} is not of benchmark {board.benchmark.slug!r}"
+            )
+        return corrected_by
+    policy = gate_policy(benchmark=board.benchmark)
+    if evaluation is not None and policy.max_bias_points is not None:
+        return evaluation.round
+    return None
+
+
+def leaderboard_publish(
+    *, board: BoardRuns, profile: str, user, corrected_by: ReviewRound | None = None
+) -> LeaderboardSnapshot:
     """Publish the board under `profile` if the gate policy allows it (see gate_policy),
-    keeping its rows, runs, judge version, the evaluation it rests on and any notice of
-    changed rubrics. Raises PublishRefused with the decision and its reason otherwise."""
+    keeping its rows, runs, judge version, the evaluation it rests on, any notice of
+    changed rubrics and the round that corrects it (`_correcting`). Raises PublishRefused
+    with the decision and its reason, or RoundNotFound for another benchmark's round."""
     decision, evaluation = publish_state(board=board, user=user, profile=profile)
     if not decision.allowed:
         raise PublishRefused(decision, refusal_text(decision, evaluation))
+    correcting = _correcting(board, evaluation, corrected_by)
     rows = stored_leaderboard_rows(board=board, profile=profile)
     with transaction.atomic():
         snapshot = LeaderboardSnapshot.objects.create(
@@ -154,6 +176,7 @@ def leaderboard_publish(*, board: BoardRuns, profile: str, user) -> LeaderboardS
             profile=profile,
             rows=rows,
             rubric_changes=decision.rubric_changes,
+            corrected_by=correcting,
             published_by=user,
         )
         snapshot.runs.set(board.run_ids)
@@ -166,6 +189,7 @@ def leaderboard_publish(*, board: BoardRuns, profile: str, user) -> LeaderboardS
                 "profile": profile,
                 "gate_evaluation": evaluation.pk if evaluation else None,
                 "runs": sorted(board.run_ids),
+                "corrected_by": correcting.name if correcting else None,
             },
         )
     return snapshot

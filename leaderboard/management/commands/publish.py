@@ -5,6 +5,7 @@ from django.core.management.base import BaseCommand, CommandError, no_translatio
 
 from core.permissions import Perm
 from judging.scoring import Profile
+from leaderboard.corrected.board import RoundNotFound, correcting_round
 from leaderboard.management.cli import benchmark_named
 from leaderboard.selectors.boards import BoardNotFound, board_runs
 from leaderboard.services.gate import PublishRefused, leaderboard_publish
@@ -26,6 +27,13 @@ class Command(BaseCommand):
         parser.add_argument(
             "--user", required=True, help="the coordinator publishing (a user name)"
         )
+        parser.add_argument(
+            "--corrected-by",
+            default=None,
+            metavar="ROUND",
+            help="the review round (name or id) whose votes correct the board; by default the "
+            "evaluation's round when the gate policy has a bias condition, else none",
+        )
         parser.add_argument("--json", action="store_true", help="print one JSON object")
 
     @no_translations
@@ -36,8 +44,15 @@ class Command(BaseCommand):
             raise CommandError(f"{opts['user']!r} is not a user allowed to publish")
         try:
             board = board_runs(benchmark=benchmark, judge=opts["judge"], runs=opts["runs"])
-            snapshot = leaderboard_publish(board=board, profile=opts["profile"], user=user)
-        except BoardNotFound as exc:
+            correcting = (
+                correcting_round(benchmark=benchmark, ref=opts["corrected_by"])
+                if opts["corrected_by"]
+                else None
+            )
+            snapshot = leaderboard_publish(
+                board=board, profile=opts["profile"], user=user, corrected_by=correcting
+            )
+        except (BoardNotFound, RoundNotFound) as exc:
             raise CommandError(str(exc)) from exc
         except PublishRefused as exc:
             if opts["json"]:
@@ -50,6 +65,7 @@ class Command(BaseCommand):
             "runs": board.run_ids,
             "gate_evaluation": snapshot.gate_id,
             "rubric_changes": snapshot.rubric_changes,
+            "corrected_by": snapshot.corrected_by.name if snapshot.corrected_by else None,
         }
         if opts["json"]:
             self.stdout.write(json.dumps(result, ensure_ascii=False))
