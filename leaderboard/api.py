@@ -15,6 +15,7 @@ from judging.scoring import Profile
 from leaderboard.bundles.download import bundle_response
 from leaderboard.models import GateEvaluation, LeaderboardSnapshot
 from leaderboard.selectors.boards import BoardNotFound, board_runs, judge_version_header
+from leaderboard.selectors.drift import version_drift
 from leaderboard.selectors.evidence import (
     EvidenceNotFound,
     agreement_evidence,
@@ -190,6 +191,10 @@ class Leaderboard(APIView):
                 else None,
                 "profile": profile,
                 "systems": with_reason_texts(stored_leaderboard_rows(board=board, profile=profile)),
+                # Whether the drift test flagged the judge version on the anchors.
+                "drift": version_drift(benchmark=benchmark, version=board.judge_version).as_dict()
+                if board.judge_version
+                else None,
             }
         )
 
