@@ -21,13 +21,18 @@ class AnchorRun:
     agree: tuple[int, ...]  # per anchor response, in the set's order
     units: int
     missing: int  # anchor units the run has no verdict on: such a run is not tested
+    # Anchor units answered from the cache of an earlier call: not a new judgment, so the
+    # run is not tested either (run with "ignore cached answers").
+    reused: int
     models: tuple[str, ...]  # the model strings the provider answered with
     fingerprints: tuple[str, ...]
     changed: bool = False  # model strings or fingerprints differ from the run before
 
     @property
     def agreement(self) -> float | None:
-        return sum(self.agree) / self.units if self.units and not self.missing else None
+        if not self.units or self.missing or self.reused:
+            return None
+        return sum(self.agree) / self.units
 
 
 @dataclass(frozen=True)
@@ -47,6 +52,15 @@ class VersionDrift:
         """When the run that raised the flag finished."""
         return self.flagged_run.finished if self.flagged_run is not None else None
 
+    def run_evalues(self) -> list[float | None]:
+        """Per run shown: the test's e-value after it (None for reference or untested runs)."""
+        if self.test is None:
+            return [None] * len(self.runs)
+        tested = [row.run.pk for row in self.runs if row.agreement is not None]
+        later = tested[self.test.reference_runs :]
+        after = dict(zip(later[: len(self.test.path)], self.test.path, strict=True))
+        return [after.get(row.run.pk) for row in self.runs]
+
     def as_dict(self) -> dict:
         return {
             "judge_version": self.version.pk,
@@ -62,6 +76,7 @@ class VersionDrift:
                     "agreement": row.agreement,
                     "units": row.units,
                     "missing": row.missing,
+                    "reused": row.reused,
                     "models": list(row.models),
                     "system_fingerprints": list(row.fingerprints),
                     "provider_changed": row.changed,
@@ -108,16 +123,18 @@ def _anchor_runs(anchor_set: AnchorSet, version: JudgeVersion) -> list[AnchorRun
             finished_judge_runs(),
             benchmark_id=anchor_set.benchmark_id,
             judge_version=version,
-            finished__gte=anchor_set.created,
         ).order_by("finished", "pk")
     )
     verdicts: dict[int, dict[tuple[int, int], bool]] = defaultdict(dict)
-    for run, response, criterion, hit in Verdict.objects.filter(
+    reused: dict[int, set[tuple[int, int]]] = defaultdict(set)
+    for run, response, criterion, hit, cached in Verdict.objects.filter(
         task__run__in=runs,
         task__status=JudgeTask.Status.DONE,
         task__response_id__in=[response for response, _gold in anchors],
-    ).values_list("task__run_id", "task__response_id", "criterion_id", "hit"):
+    ).values_list("task__run_id", "task__response_id", "criterion_id", "hit", "task__cached_from"):
         verdicts[run][(response, criterion)] = hit
+        if cached is not None:
+            reused[run].add((response, criterion))
     labels = _provider_labels([run.pk for run in runs])
     rows, before = [], None
     for run in runs:
@@ -130,14 +147,15 @@ def _anchor_runs(anchor_set: AnchorSet, version: JudgeVersion) -> list[AnchorRun
             agree.append(sum(v == g for v, g in zip(found, gold.values(), strict=True)))
         models, prints = (tuple(sorted(values)) for values in labels[run.pk])
         changed = before is not None and (models, prints) != before
-        rows.append(AnchorRun(run, tuple(agree), units, missing, models, prints, changed))
+        again = sum((r, c) in reused[run.pk] for r, gold in anchors for c in gold)
+        rows.append(AnchorRun(run, tuple(agree), units, missing, again, models, prints, changed))
         before = (models, prints)
     return rows
 
 
 def version_drift(*, benchmark: Benchmark, version: JudgeVersion) -> VersionDrift:
-    """The drift test of `version` on the benchmark's current anchors: its finished runs
-    since the set was made, oldest first; runs lacking a verdict on some anchor are shown
+    """The drift test of `version` on the benchmark's current anchors: its finished runs,
+    oldest first; runs lacking a verdict on some anchor are shown
     but not tested."""
     anchor_set = anchor_set_current(benchmark=benchmark)
     if anchor_set is None:

@@ -12,6 +12,7 @@ from leaderboard.board import board
 from leaderboard.bundles.download import bundle_response
 from leaderboard.models import LeaderboardSnapshot
 from leaderboard.selectors.boards import BoardNotFound, board_runs
+from leaderboard.selectors.drift import version_drift
 from leaderboard.selectors.evidence import benchmark_judges
 from leaderboard.selectors.publishing import (
     board_published_as,
@@ -38,7 +39,7 @@ def leaderboard_page(request: HttpRequest, slug: str) -> HttpResponse:
     benchmark = benchmark_get(slug=slug)
     profile = _profile(request.GET.get("profile", ""))
     judge, runs = request.GET.get("judge", ""), _run_ids(request.GET.getlist("run"))
-    chosen, problem, rows, state = None, "", [], None
+    chosen, problem, rows, state, drift = None, "", [], None, None
     try:
         chosen = board_runs(benchmark=benchmark, judge=judge, runs=runs)
     except BoardNotFound as exc:
@@ -49,6 +50,7 @@ def leaderboard_page(request: HttpRequest, slug: str) -> HttpResponse:
         rows = stored_leaderboard_rows(board=chosen, profile=profile)
         decision, evaluation = publish_state(board=chosen, user=request.user, profile=profile)
         version = chosen.judge_version
+        drift = version_drift(benchmark=benchmark, version=version) if version else None
         state = {
             "allowed": decision.allowed,
             "text": validation_text(evaluation, decision.rubric_changes)
@@ -60,6 +62,11 @@ def leaderboard_page(request: HttpRequest, slug: str) -> HttpResponse:
         .select_related("judge_version__config", "published_by")
         .prefetch_related("runs")[:10]
     )
+    drifted = {
+        s.judge_version_id
+        for s in {s.judge_version_id: s for s in snapshots}.values()
+        if version_drift(benchmark=benchmark, version=s.judge_version).drifted
+    }
     return render(
         request,
         "leaderboard/leaderboard.html",
@@ -73,6 +80,8 @@ def leaderboard_page(request: HttpRequest, slug: str) -> HttpResponse:
             "profiles": [p.value for p in Profile],
             "judges": benchmark_judges(benchmark=benchmark),
             "snapshots": snapshots,
+            "drift": drift,
+            "drifted_versions": drifted,
             "superseded": superseded_boards(snapshots=snapshots),
             "published": board_published_as(board=chosen, profile=profile) if chosen else None,
         },
