@@ -176,3 +176,13 @@ def drifted_since(*, benchmark: Benchmark, version_id: int) -> datetime | None:
     if version is None:
         return None
     return version_drift(benchmark=benchmark, version=version).drifted_since
+
+
+def drifted_versions(*, benchmark: Benchmark, version_ids) -> dict[int, VersionDrift]:
+    """Of the given judge versions, those the drift test flagged on the benchmark."""
+    found = {}
+    for version in JudgeVersion.objects.filter(pk__in=set(version_ids)).select_related("config"):
+        drift = version_drift(benchmark=benchmark, version=version)
+        if drift.drifted:
+            found[version.pk] = drift
+    return found

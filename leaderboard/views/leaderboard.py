@@ -12,7 +12,7 @@ from leaderboard.board import board
 from leaderboard.bundles.download import bundle_response
 from leaderboard.models import LeaderboardSnapshot
 from leaderboard.selectors.boards import BoardNotFound, board_runs
-from leaderboard.selectors.drift import version_drift
+from leaderboard.selectors.drift import drifted_versions, version_drift
 from leaderboard.selectors.evidence import benchmark_judges
 from leaderboard.selectors.publishing import (
     board_published_as,
@@ -62,11 +62,9 @@ def leaderboard_page(request: HttpRequest, slug: str) -> HttpResponse:
         .select_related("judge_version__config", "published_by")
         .prefetch_related("runs")[:10]
     )
-    drifted = {
-        s.judge_version_id
-        for s in {s.judge_version_id: s for s in snapshots}.values()
-        if version_drift(benchmark=benchmark, version=s.judge_version).drifted
-    }
+    drifted = drifted_versions(
+        benchmark=benchmark, version_ids={s.judge_version_id for s in snapshots}
+    )
     return render(
         request,
         "leaderboard/leaderboard.html",
@@ -128,6 +126,9 @@ def snapshot_page(request: HttpRequest, slug: str, snapshot_id: int) -> HttpResp
             "board": board(snapshot.rows),
             "validation": validation_text(snapshot.gate, snapshot.rubric_changes),
             "superseded": superseded_boards(snapshots=[snapshot]).get(snapshot.pk),
+            "drift": drifted_versions(
+                benchmark=snapshot.benchmark, version_ids=[snapshot.judge_version_id]
+            ).get(snapshot.judge_version_id),
         },
     )
 

@@ -95,6 +95,10 @@ def test_a_judge_that_drifts_between_runs_is_flagged_and_blocks_publishing(
     assert b'id="drift-warning"' in board and b"judge drifted" in board
     api = client.get(reverse("api-leaderboard", args=["ev"]), {"run": later[-1].pk}).json()
     assert api["drift"]["drifted"] is True and api["drift"]["flagged_run"] == state.flagged_run.pk
+    (published,) = client.get(reverse("api-leaderboards", args=["ev"])).json()
+    assert published["judge_drifted_at_run"] == state.flagged_run.pk
+    shown = client.get(reverse("leaderboard-snapshot", args=["ev", published["id"]])).content
+    assert b'id="drift-warning"' in shown
 
     # Publishing refuses, naming the drift, until a new gate evaluation is recorded.
     refused = client.post(
