@@ -170,11 +170,9 @@ def version_drift(*, benchmark: Benchmark, version: JudgeVersion) -> VersionDrif
     return VersionDrift(anchor_set, version, rows, test, flagged)
 
 
-def drifted_since(*, benchmark: Benchmark, version_id: int) -> datetime | None:
-    """When the drift test flagged `version_id` on the benchmark's anchors, if it did."""
-    version = JudgeVersion.objects.filter(pk=version_id).select_related("config").first()
-    if version is None:
-        return None
+def drifted_since(*, benchmark: Benchmark, version: JudgeVersion) -> datetime | None:
+    """When the drift test flagged `version` on the benchmark's anchors, if it did. One
+    query when the benchmark has no anchors."""
     return version_drift(benchmark=benchmark, version=version).drifted_since
 
 

@@ -87,8 +87,8 @@ def publish_state(
         "allow_rubric_changes": policy.allow_rubric_changes,
         "policy": (policy.rule, policy.threshold),
         "publisher_rated_rounds": frozenset(raters),
-        "drifted_since": drifted_since(benchmark=board.benchmark, version_id=next(iter(versions)))
-        if len(versions) == 1
+        "drifted_since": drifted_since(benchmark=board.benchmark, version=board.judge_version)
+        if board.judge_version is not None
         else None,
     }
     shown = Board(judge_versions=frozenset(versions), finished=board.finished)

@@ -44,10 +44,12 @@ def drift_page(request: HttpRequest, slug: str, version_id: int) -> HttpResponse
 def drift_anchors_make(request: HttpRequest, slug: str, version_id: int) -> HttpResponse:
     benchmark = benchmark_get(slug=slug)
     back = redirect("judge-drift", slug=slug, version_id=version_id)
-    round_ = ReviewRound.objects.filter(
-        benchmark=benchmark, pk=request.POST.get("round") or 0
-    ).first()
-    size = request.POST.get("responses", "")
+    given, size = request.POST.get("round", ""), request.POST.get("responses", "")
+    round_ = (
+        ReviewRound.objects.filter(benchmark=benchmark, pk=int(given)).first()
+        if given.isdigit()
+        else None
+    )
     if round_ is None or not size.isdigit():
         messages.error(request, _("Choose a closed round and a number of anchor responses."))
         return back
