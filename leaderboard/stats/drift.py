@@ -74,10 +74,10 @@ def _checked_runs(runs: Sequence[Sequence[int]], units: Sequence[int]) -> np.nda
     sizes = np.asarray(units, dtype=np.float64)
     if sizes.ndim != 1 or sizes.size == 0 or (sizes <= 0).any():
         raise ValueError("one positive unit count per anchor response")
-    agree = np.asarray(runs, dtype=np.float64).reshape(-1, sizes.size) if len(runs) else None
-    if agree is None:
-        return np.zeros((0, sizes.size))
-    if agree.shape[0] != len(runs) or (agree < 0).any() or (agree > sizes).any():
+    if any(len(run) != sizes.size for run in runs):
+        raise ValueError(f"per run, one agreeing count per anchor ({sizes.size})")
+    agree = np.asarray(runs, dtype=np.float64).reshape(len(runs), sizes.size)
+    if (agree < 0).any() or (agree > sizes).any():
         raise ValueError("per run, one agreeing count per anchor, 0 <= agree <= units")
     return agree
 

@@ -76,6 +76,8 @@ def test_identical_runs_never_flag_and_a_collapse_does():
 def test_bad_input_is_refused_with_a_reason():
     with pytest.raises(ValueError, match="agree <= units"):
         drift_test([[11] * 30], SIZES)
+    with pytest.raises(ValueError, match="one agreeing count per anchor"):
+        drift_test([[1] * 29], SIZES)
     with pytest.raises(ValueError, match="alpha"):
         drift_test([], SIZES, alpha=0.7)
     with pytest.raises(ValueError, match="unit count"):
