@@ -17,6 +17,7 @@ from leaderboard.bundles.download import bundle_response
 from leaderboard.corrected.board import RoundNotFound, correcting_round
 from leaderboard.models import GateEvaluation, LeaderboardSnapshot
 from leaderboard.selectors.boards import BoardNotFound, board_runs, judge_version_header
+from leaderboard.selectors.drift import drifted_versions, version_drift
 from leaderboard.selectors.evidence import (
     EvidenceNotFound,
     agreement_evidence,
@@ -103,6 +104,9 @@ class SnapshotOutput(serializers.ModelSerializer):
         data["gate"] = with_reason_texts(data["gate"])
         later = self.context.get("superseded", {}).get(instance.pk)
         data["superseded_by"] = later.pk if later is not None else None
+        # The drift test flagged the board's judge version on the anchors (run id), if so.
+        drift = self.context.get("drifted", {}).get(instance.judge_version_id)
+        data["judge_drifted_at_run"] = drift.flagged_run.pk if drift is not None else None
         return data
 
 
@@ -195,6 +199,10 @@ class Leaderboard(APIView):
                 else None,
                 "profile": profile,
                 "systems": with_reason_texts(stored_leaderboard_rows(board=board, profile=profile)),
+                # Whether the drift test flagged the judge version on the anchors.
+                "drift": version_drift(benchmark=benchmark, version=board.judge_version).as_dict()
+                if board.judge_version
+                else None,
             }
         )
 
@@ -281,9 +289,11 @@ class Leaderboards(APIView):
             .prefetch_related("runs")[:100]
         )
         superseded = superseded_boards(snapshots=snapshots)
-        return ApiResponse(
-            SnapshotOutput(snapshots, many=True, context={"superseded": superseded}).data
+        drifted = drifted_versions(
+            benchmark=benchmark, version_ids={s.judge_version_id for s in snapshots}
         )
+        context = {"superseded": superseded, "drifted": drifted}
+        return ApiResponse(SnapshotOutput(snapshots, many=True, context=context).data)
 
     @extend_schema(
         request=PublishInput,

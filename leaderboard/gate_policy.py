@@ -13,6 +13,8 @@ function, used by the page, the API and the commands alike (no Django here).
   refused, unless the benchmark allows it; the board then carries the count of changed
   cases as a visible notice.
 - With a bias condition, a judge surely biased beyond it with some system is refused.
+- A judge version the drift test flagged on the benchmark's anchors needs an evaluation
+  recorded after the flag (leaderboard.stats.drift).
 """
 
 from collections.abc import Iterable, Mapping
@@ -35,6 +37,8 @@ class Refusal(StrEnum):
     # The experts' votes show the judge surely more lenient or strict than the policy
     # allows with some system (the corrected board's bias interval, leaderboard.corrected).
     JUDGE_BIASED = "judge_biased"
+    # The drift test flagged the version on the anchors after the deciding evaluation.
+    JUDGE_DRIFTED = "judge_drifted"
 
 
 @dataclass(frozen=True)
@@ -66,6 +70,7 @@ class Decision:
     evaluation: Evaluation | None  # the evaluation the decision rests on, if any
     rubric_changes: int = 0  # cases changed since the deciding round (a notice if allowed)
     biased: tuple[str, ...] = ()  # systems beyond the policy's bias margin, when refused so
+    drifted_since: datetime | None = None  # when the drift test flagged the version
 
 
 def deciding_evaluation(evaluations: Iterable[Evaluation], judge_version: int) -> Evaluation | None:
@@ -89,13 +94,15 @@ def publish_decision(
     policy: tuple[str, float] | None = None,
     publisher_rated_rounds: frozenset[int] = frozenset(),
     biased: tuple[str, ...] = (),
+    drifted_since: datetime | None = None,
 ) -> Decision:
     """Whether `board` may be published. `rubric_changes` gives, per round id, how many of
     the board's cases were judged on a rubric version other than the one current when that
     round was opened. `policy` is the (rule, threshold) in force: an evaluation made under
     another rule, or a lower threshold, no longer allows a new publication.
     `publisher_rated_rounds` are the rounds the person publishing rated in; `biased` the
-    systems with which the judge is surely biased beyond the policy's margin."""
+    systems with which the judge is surely biased beyond the policy's margin;
+    `drifted_since` when the drift test flagged the version, if it did."""
     if not board.judge_versions:
         return Decision(False, Refusal.NO_RUNS, None)
     if len(board.judge_versions) > 1:
@@ -110,6 +117,8 @@ def publish_decision(
         return Decision(False, Refusal.FAILED, evaluation)
     if policy is not None and (evaluation.rule != policy[0] or evaluation.threshold < policy[1]):
         return Decision(False, Refusal.POLICY_CHANGED, evaluation)
+    if drifted_since is not None and evaluation.recorded <= drifted_since:
+        return Decision(False, Refusal.JUDGE_DRIFTED, evaluation, drifted_since=drifted_since)
     if evaluation.round_id in publisher_rated_rounds:
         return Decision(False, Refusal.PUBLISHER_RATED, evaluation)
     changed = rubric_changes.get(evaluation.round_id, 0)

@@ -4,6 +4,16 @@ from config.lazy_views import lazy_view
 
 urlpatterns = [
     path(
+        "benchmarks/<slug:slug>/judges/<int:version_id>/drift/",
+        lazy_view("leaderboard.views.drift.drift_page"),
+        name="judge-drift",
+    ),
+    path(
+        "benchmarks/<slug:slug>/judges/<int:version_id>/drift/anchors/",
+        lazy_view("leaderboard.views.drift.drift_anchors_make"),
+        name="judge-drift-anchors",
+    ),
+    path(
         "agreement/rounds/<int:round_id>/sequential/",
         lazy_view("leaderboard.views.round_stop.round_sequential_card"),
         name="round-sequential",

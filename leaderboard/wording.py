@@ -5,6 +5,7 @@ Why a number is undefined is worded in `leaderboard/wording_reasons.py` (a reaso
 to its sentence); `reason_text` and `scene_name` are taken from there.
 """
 
+from django.utils import formats, timezone
 from django.utils.translation import get_language, gettext_lazy
 from django.utils.translation import gettext as _
 
@@ -162,6 +163,17 @@ def refusal_text(decision, evaluation=None, judge: str = "") -> str:
             "strict than the gate allows with: %(systems)s. Its scores for them would "
             "mislead; see the corrected board."
         ) % {**values, "systems": ", ".join(decision.biased)}
+    if refusal == Refusal.JUDGE_DRIFTED:
+        return _(
+            "%(judge)s drifted: the drift test flagged a change in its agreement with the "
+            "experts on the anchor responses on %(date)s, after evaluation #%(id)d. Record a "
+            "new gate evaluation before publishing; see the judge's drift page."
+        ) % {
+            **values,
+            "date": formats.date_format(
+                timezone.localtime(decision.drifted_since), "DATETIME_FORMAT"
+            ),
+        }
     if refusal == Refusal.PUBLISHER_RATED:
         return (
             _(

@@ -37,6 +37,8 @@ Prompt convention for judge requests
     Otherwise the request is a generation request: three canned empathetic sentences, in
     Chinese when the last user message is mostly CJK, else in English.
     Verdicts are deterministic: hit(i) = hash(model, messages, seed, i) < hit_rate (0.5).
+    A drifting judge (drift.py): from completion `drift_after` on, hits are drawn at
+    `drift_hit_rate` and the fingerprint becomes "concord-simulator-drifted".
 
 Faults and latency (settings at start, `/_sim/config` while running, headers per request)
     latency_ms ± jitter_ms uniform; rate_429 (with Retry-After: retry_after seconds),

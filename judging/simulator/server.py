@@ -12,13 +12,13 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from judging.text_measure import messages_tokens
 
-from . import text
+from . import drift, text
 from .behaviour import RequestError, build_reply, message_text, parse_request
 from .faults import AttemptCounter, Stats, draw_fault
 from .settings import FAULT_KINDS, Settings, SettingsError
 
 MODEL_ID = "concord-sim"
-FINGERPRINT = "concord-simulator"
+FINGERPRINT = drift.FINGERPRINT
 HEADER_SETTINGS = {
     "X-Sim-Latency-Ms": "latency_ms",
     "X-Sim-Jitter-Ms": "jitter_ms",
@@ -43,6 +43,7 @@ class SimulatorServer(ThreadingHTTPServer):
         self.quiet = quiet
         self.stats = Stats()
         self.attempts = AttemptCounter()
+        self.clock = drift.CompletionClock()
         self.stopping = threading.Event()
         self._lock = threading.Lock()
         self._connections: set[socket.socket] = set()
@@ -55,6 +56,7 @@ class SimulatorServer(ThreadingHTTPServer):
     def reset(self) -> None:
         self.stats.reset()
         self.attempts.clear()
+        self.clock.reset()
 
     def process_request(self, request, client_address):
         with self._lock:
@@ -281,13 +283,14 @@ class Handler(BaseHTTPRequestHandler):
             self._send_bytes(200, body, content_type, headers)
             return
         choices, applied = [], None
+        hit_rate, fingerprint = drift.behaviour(settings, self.server.clock.tick())
         for index in range(req.n):
-            reply = build_reply(req, settings.hit_rate, index)
+            reply = build_reply(req, hit_rate, index)
             content = reply.content
             if fault == "wrong_count" and reply.verdict_key is not None:
                 count = len(json.loads(content)[reply.verdict_key])
                 delta = 1 if count == 0 or text.unit(body_hash, "wrong", attempt) < 0.5 else -1
-                content = build_reply(req, settings.hit_rate, index, delta).content
+                content = build_reply(req, hit_rate, index, delta).content
                 applied = fault
             elif fault == "malformed":
                 content = content[: max(len(content) // 2, 1)]
@@ -301,7 +304,8 @@ class Handler(BaseHTTPRequestHandler):
         reasoning = None
         if settings.quirk("reasoning_field"):
             reasoning = f"Thinking (simulated) about {len(req.messages)} messages first."
-        self._send_json(200, _completion(req, body_hash, attempt, choices, reasoning), headers)
+        completion = _completion(req, body_hash, attempt, choices, reasoning, fingerprint)
+        self._send_json(200, completion, headers)
 
 
 def _provider_refusals(settings: Settings, body: dict) -> None:
@@ -326,7 +330,12 @@ def _provider_refusals(settings: Settings, body: dict) -> None:
 
 
 def _completion(
-    req, body_hash: str, attempt: int, choices: list[tuple[str, str]], reasoning: str | None = None
+    req,
+    body_hash: str,
+    attempt: int,
+    choices: list[tuple[str, str]],
+    reasoning: str | None = None,
+    fingerprint: str = FINGERPRINT,
 ) -> dict:
     prompt_tokens = messages_tokens([message_text(m) for m in req.messages])
     completion_tokens = sum(text.estimate_tokens(content) for content, _ in choices)
@@ -335,7 +344,7 @@ def _completion(
         "object": "chat.completion",
         "created": int(time.time()),
         "model": f"{req.model} (simulated)",
-        "system_fingerprint": FINGERPRINT,
+        "system_fingerprint": fingerprint,
         "choices": [
             {
                 "index": i,

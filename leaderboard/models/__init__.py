@@ -1,5 +1,14 @@
 from leaderboard.models.boards import StoredBoard
+from leaderboard.models.drift import AnchorSet, AnchorUnit
 from leaderboard.models.exports import ExportJob
 from leaderboard.models.gate import GateEvaluation, GatePolicy, LeaderboardSnapshot
 
-__all__ = ["ExportJob", "GateEvaluation", "GatePolicy", "LeaderboardSnapshot", "StoredBoard"]
+__all__ = [
+    "AnchorSet",
+    "AnchorUnit",
+    "ExportJob",
+    "GateEvaluation",
+    "GatePolicy",
+    "LeaderboardSnapshot",
+    "StoredBoard",
+]

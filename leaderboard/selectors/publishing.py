@@ -9,6 +9,7 @@ from leaderboard.corrected.board import corrected_board
 from leaderboard.gate_policy import Board, Decision, Evaluation, publish_decision
 from leaderboard.models import GateEvaluation, LeaderboardSnapshot
 from leaderboard.selectors.boards import BoardRuns
+from leaderboard.selectors.drift import drifted_since
 from leaderboard.selectors.evidence import gate_policy
 
 
@@ -86,6 +87,9 @@ def publish_state(
         "allow_rubric_changes": policy.allow_rubric_changes,
         "policy": (policy.rule, policy.threshold),
         "publisher_rated_rounds": frozenset(raters),
+        "drifted_since": drifted_since(benchmark=board.benchmark, version=board.judge_version)
+        if board.judge_version is not None
+        else None,
     }
     shown = Board(judge_versions=frozenset(versions), finished=board.finished)
     views = [_policy_view(e) for e in evaluations]

@@ -13,6 +13,7 @@ from leaderboard.board import board
 from leaderboard.bundles.download import bundle_response
 from leaderboard.models import LeaderboardSnapshot
 from leaderboard.selectors.boards import BoardNotFound, board_runs
+from leaderboard.selectors.drift import drifted_versions, version_drift
 from leaderboard.selectors.evidence import benchmark_judges
 from leaderboard.selectors.publishing import (
     board_published_as,
@@ -37,7 +38,7 @@ def leaderboard_page(request: HttpRequest, slug: str) -> HttpResponse:
     benchmark = benchmark_get(slug=slug)
     profile = _profile(request.GET.get("profile", ""))
     judge, runs = request.GET.get("judge", ""), _run_ids(request.GET.getlist("run"))
-    chosen, problem, rows, state = None, "", [], None
+    chosen, problem, rows, state, drift = None, "", [], None, None
     try:
         chosen = board_runs(benchmark=benchmark, judge=judge, runs=runs)
     except BoardNotFound as exc:
@@ -48,6 +49,7 @@ def leaderboard_page(request: HttpRequest, slug: str) -> HttpResponse:
         rows = stored_leaderboard_rows(board=chosen, profile=profile)
         decision, evaluation = publish_state(board=chosen, user=request.user, profile=profile)
         version = chosen.judge_version
+        drift = version_drift(benchmark=benchmark, version=version) if version else None
         state = {
             "allowed": decision.allowed,
             "text": validation_text(evaluation, decision.rubric_changes)
@@ -58,6 +60,9 @@ def leaderboard_page(request: HttpRequest, slug: str) -> HttpResponse:
         LeaderboardSnapshot.objects.filter(benchmark=benchmark)
         .select_related("judge_version__config", "published_by")
         .prefetch_related("runs")[:10]
+    )
+    drifted = drifted_versions(
+        benchmark=benchmark, version_ids={s.judge_version_id for s in snapshots}
     )
     return render(
         request,
@@ -72,6 +77,8 @@ def leaderboard_page(request: HttpRequest, slug: str) -> HttpResponse:
             "profiles": [p.value for p in Profile],
             "judges": benchmark_judges(benchmark=benchmark),
             "snapshots": snapshots,
+            "drift": drift,
+            "drifted_versions": drifted,
             "superseded": superseded_boards(snapshots=snapshots),
             "published": board_published_as(board=chosen, profile=profile) if chosen else None,
         },
@@ -118,6 +125,9 @@ def snapshot_page(request: HttpRequest, slug: str, snapshot_id: int) -> HttpResp
             "board": board(snapshot.rows),
             "validation": validation_text(snapshot.gate, snapshot.rubric_changes),
             "superseded": superseded_boards(snapshots=[snapshot]).get(snapshot.pk),
+            "drift": drifted_versions(
+                benchmark=snapshot.benchmark, version_ids=[snapshot.judge_version_id]
+            ).get(snapshot.judge_version_id),
         },
     )
 

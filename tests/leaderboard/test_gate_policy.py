@@ -153,3 +153,26 @@ def test_the_order_evaluations_are_given_in_does_not_matter():
     evaluations = [ev(1, V1, 10, 0, 1, True), ev(2, V1, 11, 2, 3, False), ev(3, V1, 10, 0, 4, True)]
     for order in (evaluations, evaluations[::-1], evaluations[1:] + evaluations[:1]):
         assert deciding_evaluation(order, V1).id == 2
+
+
+def test_a_drift_flagged_after_the_deciding_evaluation_refuses_until_a_newer_one():
+    passed = [ev(1, V1, 10, 0, 1, True)]
+    refused = publish_decision(
+        ONE, passed, rubric_changes={}, allow_rubric_changes=False, drifted_since=at(2)
+    )
+    assert refused.refusal == Refusal.JUDGE_DRIFTED and refused.drifted_since == at(2)
+    assert refused.evaluation.id == 1
+    newer = [*passed, ev(2, V1, 10, 0, 3, True)]
+    allowed = publish_decision(
+        ONE, newer, rubric_changes={}, allow_rubric_changes=False, drifted_since=at(2)
+    )
+    assert allowed.allowed and allowed.evaluation.id == 2
+    # A failure still says it failed: the drift adds nothing to a refusal already due.
+    failed = publish_decision(
+        ONE,
+        [ev(1, V1, 10, 0, 1, False)],
+        rubric_changes={},
+        allow_rubric_changes=False,
+        drifted_since=at(2),
+    )
+    assert failed.refusal == Refusal.FAILED
