@@ -5,7 +5,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
     dependencies = [
         ("annotation", "0020_audit_event_moves_to_core"),
-        ("leaderboard", "0009_gate_chance_floor"),
+        ("leaderboard", "0010_anchor_sets"),
     ]
 
     operations = [
