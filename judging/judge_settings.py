@@ -21,6 +21,7 @@ FIELDS = (
     "max_output_tokens",
     "structured_output",
     "prompt",
+    "examples",
 )
 # An LLM called by Concord, or verdicts read from a file (nothing was called).
 LLM, IMPORTED = "llm", "imported"
@@ -49,10 +50,20 @@ def judge_settings(
     max_output_tokens: int = 4096,
     structured_output: bool = True,
     prompt: dict[str, Any] | None = None,
+    examples: list[dict[str, Any]] | None = None,
+    examples_block_version: int = 1,
 ) -> dict[str, Any]:
     """The settings as one canonical dict (numbers normalised, so 0 and 0.0 are one
-    temperature)."""
+    temperature). Few-shot examples, when a version has any, count with the version of the
+    block they are rendered in: a changed example or format is another judge. Without
+    examples the dict (and so the fingerprint) is what it was before examples existed."""
+    extra = (
+        {"examples": {"block_version": examples_block_version, "items": list(examples)}}
+        if examples
+        else {}
+    )
     return {
+        **extra,
         "source": source,
         "model": model,
         "base_url": base_url,

@@ -56,6 +56,10 @@ class JudgeVersion(ImmutableModel):
         related_name="+",
         verbose_name=_("derived from the calibration part of"),
     )
+    # Few-shot examples rendered into every prompt of this version (judging.prompting),
+    # chosen from a round's calibration part (judging.services.fewshot); part of the
+    # settings and so of the fingerprint.
+    examples = models.JSONField(_("few-shot examples"), default=list, blank=True)
 
     class Meta:
         ordering = ["config", "-number"]
@@ -96,4 +100,5 @@ class JudgeVersion(ImmutableModel):
                 system_text=prompt.system_text,
                 user_text=prompt.user_text,
             ),
+            examples=self.examples,
         )

@@ -35,6 +35,7 @@ class VersionSettings:
     max_output_tokens: int = 4096
     structured_output: bool = True
     source: str = JudgeVersion.Source.LLM
+    examples: tuple = ()
 
     def as_settings(self) -> dict:
         prompt = self.prompt
@@ -56,6 +57,7 @@ class VersionSettings:
                 system_text=prompt.system_text,
                 user_text=prompt.user_text,
             ),
+            examples=list(self.examples),
         )
 
 
@@ -84,6 +86,7 @@ def version_settings_of(version: JudgeVersion) -> VersionSettings:
         max_output_tokens=version.max_output_tokens,
         structured_output=version.structured_output,
         source=version.source,
+        examples=tuple(version.examples or ()),
     )
 
 
@@ -119,6 +122,7 @@ def _version_for(
     latest = JudgeVersion.objects.filter(config=config).aggregate(n=Max("number"))["n"] or 0
     values = asdict(settings)
     values["prompt"] = settings.prompt
+    values["examples"] = list(settings.examples)
     version = JudgeVersion.objects.create(
         config=config,
         number=latest + 1,
@@ -220,6 +224,7 @@ def judge_version_preview(
     )
     values = asdict(settings)
     values["prompt"] = settings.prompt
+    values["examples"] = list(settings.examples)
     return JudgeVersion(config=config, number=latest + 1, fingerprint=fingerprint, **values)
 
 

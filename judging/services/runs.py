@@ -61,6 +61,8 @@ def config_snapshot(version: JudgeVersion) -> dict:
         "price_prompt_per_1k": str(config.price_prompt_per_1k),
         "price_completion_per_1k": str(config.price_completion_per_1k),
         "is_simulated": config.is_simulated,
+        # Only when there are some: older snapshots stay as they were.
+        **({"examples": version.examples} if version.examples else {}),
     }
 
 

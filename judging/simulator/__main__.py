@@ -29,6 +29,8 @@ HELP = {
     "retry_after": "seconds announced in the Retry-After header of a 429",
     "timeout_sleep_s": "how long a timeout fault sleeps, in seconds",
     "hit_rate": "probability that a criterion is judged hit",
+    "learns_from_examples": "probability that a verdict the prompt's worked examples "
+    "contradict is corrected (0: the examples change nothing)",
     "quirks": "comma-separated provider quirks to play: reasoning_field, "
     "max_completion_tokens_only, no_json_schema",
     "api_key": "require `Authorization: Bearer KEY` on /v1 requests",
