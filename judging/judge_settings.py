@@ -106,12 +106,28 @@ def _prompt_changes(before: dict | None, after: dict | None) -> list[Change]:
     return changes
 
 
+def _examples_changes(before: dict | None, after: dict | None) -> list[Change]:
+    """The few-shot examples by count, their texts as a diff (an edited explanation shows)."""
+    if before == after:
+        return []
+
+    def lines(block: dict | None) -> list[str]:
+        items = (block or {}).get("items", [])
+        return json.dumps(items, ensure_ascii=False, indent=1, sort_keys=True).splitlines()
+
+    diff = difflib.unified_diff(lines(before), lines(after), lineterm="", n=1)
+    count = len((before or {}).get("items", [])), len((after or {}).get("items", []))
+    return [Change("examples", count[0], count[1], tuple(list(diff)[2:]))]
+
+
 def settings_diff(before: dict[str, Any], after: dict[str, Any]) -> list[Change]:
     """Every setting that differs between two versions, in page order."""
     changes: list[Change] = []
     for field in FIELDS:
         if field == "prompt":
             changes += _prompt_changes(before.get("prompt"), after.get("prompt"))
+        elif field == "examples":
+            changes += _examples_changes(before.get("examples"), after.get("examples"))
         elif before.get(field) != after.get(field):
             changes.append(Change(field, before.get(field), after.get(field)))
     return changes

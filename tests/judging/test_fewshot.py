@@ -250,3 +250,44 @@ def test_the_simulator_reads_examples_only_in_learning_mode():
 def _hit(body: dict, seed: int, learns: float) -> bool:
     reply = build_reply(parse_request({**body, "seed": seed}), 0.5, learns=learns)
     return json.loads(reply.content)["verdicts"][0]["hit"]
+
+
+def test_the_coordinator_edits_the_proposals_and_makes_the_version(
+    split_round, parent, coordinator
+):
+    from django.urls import reverse
+
+    from tests.conftest import client_for
+
+    client = client_for(coordinator)
+    url = reverse("judge-fewshot", args=[parent.config_id, parent.number])
+    assert (
+        reverse("judge-fewshot", args=[parent.config_id, 1])
+        in client.get(reverse("judge-config", args=[parent.config_id])).content.decode()
+    )
+    page = client.get(url, {"round": split_round.pk})
+    assert page.status_code == 200
+    rows = page.context["rows"]
+    assert rows and 'id="fewshot-make"' in page.content.decode()
+    form = {"round": split_round.pk, "note": "examples", "example": [r["key"] for r in rows]}
+    for row in rows[1:]:  # the first is dropped, the second reworded
+        form[f"keep-{row['key']}"] = "on"
+        form[f"explanation-{row['key']}"] = row["explanation"]
+    form[f"explanation-{rows[1]['key']}"] = "Reworded by the coordinator."
+    made = client.post(url, form)
+    assert made.status_code == 302
+    derived = parent.config.versions.get(number=2)
+    assert len(derived.examples) == len(rows) - 1
+    assert derived.examples[0]["explanation"] == "Reworded by the coordinator."
+    # A held-out unit slipped into the form is refused, and nothing is made.
+    held_out = ReviewItem.objects.filter(round=split_round, part="held_out").first()
+    leak = f"{held_out.pk}-{held_out.rubric_version.criteria.first().pk}"
+    refused = client.post(
+        url, {"round": split_round.pk, "note": "leak", "example": [leak], f"keep-{leak}": "on"}
+    )
+    assert refused.status_code == 400 and parent.config.versions.count() == 2
+    assert 'id="fewshot-error"' in refused.content.decode()
+    zh = client.get(url, {"round": split_round.pk}, HTTP_ACCEPT_LANGUAGE="zh-hans")
+    assert zh.status_code == 200
+    assert client.get(url, {"round": split_round.pk, "budget": "x"}).status_code == 200
+    assert client.get(url, {"round": "999999"}).status_code == 400
