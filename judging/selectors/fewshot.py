@@ -38,12 +38,8 @@ class Proposals:
 def fewshot_run(*, version: JudgeVersion, round_: ReviewRound) -> JudgeRun | None:
     """The version's newest finished judge run on the round's benchmark."""
     return (
-        JudgeRun.objects.filter(
-            judge_version=version,
-            benchmark_id=round_.benchmark_id,
-            kind=JudgeRun.Kind.JUDGE,
-            status=JudgeRun.Status.FINISHED,
-        )
+        JudgeRun.objects.finished()
+        .filter(judge_version=version, benchmark_id=round_.benchmark_id)
         .order_by("-finished", "-pk")
         .first()
     )

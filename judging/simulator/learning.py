@@ -42,8 +42,8 @@ def learned_verdicts(text: str) -> dict[str, bool]:
                 hit = verdict.group(1) in ("met", "符合")
                 votes[criterion_key(criterion.group(1))].append(hit)
     learned = {}
-    for key, hits in votes.items():
-        met = sum(hits)
-        if met * 2 != len(hits):
-            learned[key] = met * 2 > len(hits)
+    for key, verdicts in votes.items():
+        met, unmet = verdicts.count(True), verdicts.count(False)
+        if met != unmet:
+            learned[key] = met > unmet
     return learned

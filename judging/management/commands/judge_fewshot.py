@@ -3,7 +3,7 @@ import json
 from django.core.management.base import BaseCommand, CommandError
 
 from judging.fewshot import DEFAULT_BUDGET
-from judging.management.commands.judge_derive import _parent, _round
+from judging.management.commands._refs import _parent, _round
 from judging.selectors.fewshot import NoProposals, fewshot_proposals
 from judging.services.fewshot import Kept, judge_version_with_examples
 from judging.services.judge_derive import DeriveRefused
