@@ -22,6 +22,7 @@ FIELDS = (
     "structured_output",
     "prompt",
     "ensemble",
+    "examples",
 )
 # An LLM called by Concord, or verdicts read from a file (nothing was called).
 LLM, IMPORTED = "llm", "imported"
@@ -51,10 +52,14 @@ def judge_settings(
     structured_output: bool = True,
     prompt: dict[str, Any] | None = None,
     ensemble: dict[str, Any] | None = None,
+    examples: list[dict[str, Any]] | None = None,
+    examples_block_version: int = 1,
 ) -> dict[str, Any]:
     """The settings as one canonical dict (numbers normalised, so 0 and 0.0 are one
-    temperature). `ensemble` (see ensemble_vote) is left out when there is none, so the
-    fingerprints of the versions made before ensembles existed stay what they were."""
+    temperature). `ensemble` (see ensemble_vote) and few-shot examples are left out when
+    there are none, so the fingerprints of the versions made before either existed stay
+    what they were. Examples count with the version of the block they are rendered in: a
+    changed example or format is another judge."""
     settings = {
         "source": source,
         "model": model,
@@ -67,6 +72,8 @@ def judge_settings(
     }
     if ensemble:
         settings["ensemble"] = ensemble
+    if examples:
+        settings["examples"] = {"block_version": examples_block_version, "items": list(examples)}
     return settings
 
 
@@ -101,12 +108,28 @@ def _prompt_changes(before: dict | None, after: dict | None) -> list[Change]:
     return changes
 
 
+def _examples_changes(before: dict | None, after: dict | None) -> list[Change]:
+    """The few-shot examples by count, their texts as a diff (an edited explanation shows)."""
+    if before == after:
+        return []
+
+    def lines(block: dict | None) -> list[str]:
+        items = (block or {}).get("items", [])
+        return json.dumps(items, ensure_ascii=False, indent=1, sort_keys=True).splitlines()
+
+    diff = difflib.unified_diff(lines(before), lines(after), lineterm="", n=1)
+    count = len((before or {}).get("items", [])), len((after or {}).get("items", []))
+    return [Change("examples", count[0], count[1], tuple(list(diff)[2:]))]
+
+
 def settings_diff(before: dict[str, Any], after: dict[str, Any]) -> list[Change]:
     """Every setting that differs between two versions, in page order."""
     changes: list[Change] = []
     for field in FIELDS:
         if field == "prompt":
             changes += _prompt_changes(before.get("prompt"), after.get("prompt"))
+        elif field == "examples":
+            changes += _examples_changes(before.get("examples"), after.get("examples"))
         elif before.get(field) != after.get(field):
             changes.append(Change(field, before.get(field), after.get(field)))
     return changes

@@ -17,6 +17,102 @@ class PromptCriterion:
 
 
 @dataclass(frozen=True)
+class FewShotExample:
+    """A worked example shown to the judge: a response the experts judged on one criterion,
+    their verdict (hit) and their reasons."""
+
+    ability: str
+    criterion: str
+    dialogue: list[dict[str, str]]
+    response: str
+    hit: bool
+    explanation: str
+
+
+def examples_of(stored: list[dict]) -> list[FewShotExample]:
+    """A judge version's stored examples (dicts that may carry their origin too)."""
+    return [
+        FewShotExample(
+            ability=e["ability"],
+            criterion=e["criterion"],
+            dialogue=e["dialogue"],
+            response=e["response"],
+            hit=bool(e["hit"]),
+            explanation=e.get("explanation", ""),
+        )
+        for e in stored or ()
+    ]
+
+
+# The examples block's format; a judge version records it with its examples, so a change of
+# format is a change of judge.
+EXAMPLES_BLOCK_VERSION = 1
+EXAMPLES_OPEN = '<examples version="{version}">'
+EXAMPLES_CLOSE = "</examples>"
+_EXAMPLE_WORDS = {
+    "en": {
+        "intro": (
+            "Worked examples: responses the experts judged, with their verdict on one "
+            "criterion and their reasons. Judge the new response below in the same way; "
+            "the examples are not part of it."
+        ),
+        "dialogue": "Dialogue:",
+        "response": "Response:",
+        "criterion": "Criterion",
+        "verdict": "Experts' verdict:",
+        "met": "met",
+        "not_met": "not met",
+        "explanation": "Explanation:",
+    },
+    "zh": {
+        "intro": (
+            "示例：专家评审过的回复，附专家对其中一条评分标准的结论及理由。"
+            "请以同样的方式评审下面的新回复；示例不属于新回复。"
+        ),
+        "dialogue": "对话：",
+        "response": "回复：",
+        "criterion": "评分标准",
+        "verdict": "专家结论：",
+        "met": "符合",
+        "not_met": "不符合",
+        "explanation": "理由：",
+    },
+}
+
+
+def examples_language(language: str) -> str:
+    """The examples block's language for a prompt's language code (zh, zh-hans, en...)."""
+    return "zh" if language.lower().startswith("zh") else "en"
+
+
+def render_examples(examples: list[FewShotExample], language: str) -> str:
+    """The examples as one delimited block in the judge's language; empty without any."""
+    if not examples:
+        return ""
+    words = _EXAMPLE_WORDS[examples_language(language)]
+    parts = [EXAMPLES_OPEN.format(version=EXAMPLES_BLOCK_VERSION), words["intro"]]
+    for number, example in enumerate(examples, start=1):
+        verdict = words["met"] if example.hit else words["not_met"]
+        parts.append(
+            "\n".join(
+                [
+                    f'<example n="{number}">',
+                    words["dialogue"],
+                    render_dialogue(example.dialogue),
+                    words["response"],
+                    example.response,
+                    f"{words['criterion']} [{example.ability}]: {example.criterion}",
+                    f"{words['verdict']} {verdict}",
+                    f"{words['explanation']} {example.explanation}".rstrip(),
+                    "</example>",
+                ]
+            )
+        )
+    parts.append(EXAMPLES_CLOSE)
+    return "\n\n".join(parts)
+
+
+@dataclass(frozen=True)
 class JudgeRequest:
     messages: list[dict[str, str]]
     response_format: dict | None
@@ -92,8 +188,16 @@ def build_judge_request(
     response: str,
     criteria: list[PromptCriterion],
     structured: bool,
+    examples: list[FewShotExample] = (),
+    language: str = "en",
 ) -> JudgeRequest:
+    """The judge's messages. Examples go where the template says `{examples}`, else before
+    the user message's text, as one delimited block."""
+    block = render_examples(list(examples), language)
+    # Prepended after formatting: the examples' own text may hold braces.
+    ahead = block and "{examples}" not in system_text + user_text
     values = _Blank(
+        examples=block,
         dialogue=render_dialogue(dialogue),
         response=response,
         criteria=render_criteria(criteria),
@@ -105,7 +209,8 @@ def build_judge_request(
         rubric=render_criteria_heartbench(criteria),
         rubric_nums=len(criteria),
     )
-    messages = _messages(system_text.format_map(values), user_text.format_map(values))
+    user = user_text.format_map(values)
+    messages = _messages(system_text.format_map(values), f"{block}\n\n{user}" if ahead else user)
     response_format = (
         {
             "type": "json_schema",

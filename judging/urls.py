@@ -1,6 +1,6 @@
 from django.urls import path
 
-from judging.views import prompts, runs, saturation
+from judging.views import fewshot, prompts, runs, saturation
 
 urlpatterns = [
     path("judging/", runs.run_list, name="judge-runs"),
@@ -20,4 +20,9 @@ urlpatterns = [
     path("judging/prompts/new/", prompts.prompt_upload, name="prompt-upload"),
     path("judging/configs/<int:config_id>/", runs.config_detail, name="judge-config"),
     path("judging/configs/<int:config_id>/edit/", runs.config_edit, name="judge-config-edit"),
+    path(
+        "judging/configs/<int:config_id>/versions/<int:number>/fewshot/",
+        fewshot.fewshot_page,
+        name="judge-fewshot",
+    ),
 ]

@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
     dependencies = [
         ("annotation", "0020_audit_event_moves_to_core"),
-        ("judging", "0015_attempt_provider_model"),
+        ("judging", "0016_judge_version_examples"),
     ]
 
     operations = [

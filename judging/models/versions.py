@@ -59,6 +59,10 @@ class JudgeVersion(ImmutableModel):
         related_name="+",
         verbose_name=_("derived from the calibration part of"),
     )
+    # Few-shot examples rendered into every prompt of this version (judging.prompting),
+    # chosen from a round's calibration part (judging.services.fewshot); part of the
+    # settings and so of the fingerprint.
+    examples = models.JSONField(_("few-shot examples"), default=list, blank=True)
 
     class Meta:
         ordering = ["config", "-number"]
@@ -100,6 +104,7 @@ class JudgeVersion(ImmutableModel):
                 user_text=prompt.user_text,
             ),
             ensemble=ensemble_settings(self.ensemble),
+            examples=self.examples,
         )
 
 

@@ -19,6 +19,7 @@ from judging.prompting import (
     PromptCriterion,
     build_generation_request,
     build_judge_request,
+    examples_of,
     request_hash,
 )
 from judging.replies import ReplyInvalid, parse_reply
@@ -119,6 +120,8 @@ def task_prepare(*, run: JudgeRun, task: JudgeTask, criteria: list[Criterion]) -
             for c in criteria
         ],
         structured=structured_asked(snapshot),
+        examples=examples_of(snapshot.get("examples", [])),
+        language=run.prompt.language,
     )
     sampling = {
         "base_url": snapshot.get("base_url", ""),

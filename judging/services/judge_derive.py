@@ -27,13 +27,15 @@ def judge_version_derive(
     note: str,
     prompt: PromptTemplate | None = None,
     temperature: float | None = None,
+    examples: list[dict] | None = None,
     user=None,
 ) -> JudgeVersion:
     """A new version of the parent's configuration with the parent's settings, except the
-    `prompt` and `temperature` given, derived from `round_`'s calibration part; it becomes
-    the configuration's current version. Raises DeriveRefused, writing nothing, when the
-    round has no calibration part, the note is empty, or the settings are those of a
-    version the configuration already has (a derived version changes something)."""
+    `prompt`, `temperature` and few-shot `examples` given, derived from `round_`'s
+    calibration part; it becomes the configuration's current version. Raises
+    DeriveRefused, writing nothing, when the round has no calibration part, the note is
+    empty, or the settings are those of a version the configuration already has (a
+    derived version changes something)."""
     note = note.strip()
     if not note:
         raise DeriveRefused(_("Say in a note what the derived version changes, and why."))
@@ -51,6 +53,8 @@ def judge_version_derive(
         changes["prompt"] = prompt
     if temperature is not None:
         changes["temperature"] = temperature
+    if examples is not None:
+        changes["examples"] = tuple(examples)
     settings = replace(version_settings_of(parent), **changes)
     fingerprint = judge_settings.settings_fingerprint(settings.as_settings())
     with transaction.atomic():
@@ -60,7 +64,7 @@ def judge_version_derive(
             raise DeriveRefused(
                 _(
                     "These settings are already %(version)s: a derived version changes "
-                    "something (its prompt or its temperature)."
+                    "something (its prompt, its temperature or its examples)."
                 )
                 % {"version": same.label}
             )
@@ -77,6 +81,7 @@ def judge_version_derive(
             max_output_tokens=settings.max_output_tokens,
             structured_output=settings.structured_output,
             source=settings.source,
+            examples=list(settings.examples),
             note=note[:300],
             author=user if getattr(user, "is_authenticated", False) else None,
             parent=parent,

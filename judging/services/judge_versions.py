@@ -39,6 +39,7 @@ class VersionSettings:
     source: str = JudgeVersion.Source.LLM
     # An ensemble (judging.ensemble_vote): `self_consistency(k)` or a panel of versions.
     ensemble: dict | None = None
+    examples: tuple = ()
 
     def as_settings(self) -> dict:
         prompt = self.prompt
@@ -61,6 +62,7 @@ class VersionSettings:
                 user_text=prompt.user_text,
             ),
             ensemble=ensemble_settings(self.ensemble),
+            examples=list(self.examples),
         )
 
 
@@ -90,6 +92,7 @@ def version_settings_of(version: JudgeVersion) -> VersionSettings:
         structured_output=version.structured_output,
         source=version.source,
         ensemble=version.ensemble,
+        examples=tuple(version.examples or ()),
     )
 
 
@@ -129,6 +132,7 @@ def _version_for(
     latest = JudgeVersion.objects.filter(config=config).aggregate(n=Max("number"))["n"] or 0
     values = asdict(settings)
     values["prompt"] = settings.prompt
+    values["examples"] = list(settings.examples)
     version = JudgeVersion.objects.create(
         config=config,
         number=latest + 1,
@@ -230,6 +234,7 @@ def judge_version_preview(
     )
     values = asdict(settings)
     values["prompt"] = settings.prompt
+    values["examples"] = list(settings.examples)
     return JudgeVersion(config=config, number=latest + 1, fingerprint=fingerprint, **values)
 
 

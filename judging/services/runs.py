@@ -63,6 +63,8 @@ def config_snapshot(version: JudgeVersion) -> dict:
         "price_completion_per_1k": str(config.price_completion_per_1k),
         "is_simulated": config.is_simulated,
         **ensemble_snapshot(version),
+        # Only when there are some: older snapshots stay as they were.
+        **({"examples": version.examples} if version.examples else {}),
     }
 
 

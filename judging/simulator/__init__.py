@@ -39,6 +39,9 @@ Prompt convention for judge requests
     Verdicts are deterministic: hit(i) = hash(model, messages, seed, i) < hit_rate (0.5).
     A drifting judge (drift.py): from completion `drift_after` on, hits are drawn at
     `drift_hit_rate` and the fingerprint becomes "concord-simulator-drifted".
+    A block of worked examples (`<examples version="N">` ... `</examples>`) is left out of
+    the hash; with learns_from_examples = p > 0, a verdict on a criterion the examples name
+    that contradicts their verdict is corrected with probability p (see learning.py).
 
 Faults and latency (settings at start, `/_sim/config` while running, headers per request)
     latency_ms ± jitter_ms uniform; rate_429 (with Retry-After: retry_after seconds),
@@ -51,8 +54,9 @@ Faults and latency (settings at start, `/_sim/config` while running, headers per
     hash(body, k), so retries get fresh draws and runs reproduce from a reset server.
     Headers: X-Sim-Fault: 429|500|timeout|malformed|wrong_count|html|not_completion|empty|
     plain_text|none, X-Sim-Latency-Ms,
-    X-Sim-Jitter-Ms, X-Sim-Retry-After, X-Sim-Timeout-Sleep-S, X-Sim-Hit-Rate. Replies carry
-    X-Sim-Attempt and X-Sim-Fault (the fault applied, or "none").
+    X-Sim-Jitter-Ms, X-Sim-Retry-After, X-Sim-Timeout-Sleep-S, X-Sim-Hit-Rate,
+    X-Sim-Learns-From-Examples. Replies carry X-Sim-Attempt and X-Sim-Fault (the fault
+    applied, or "none").
     With an api_key set, /v1 requests need `Authorization: Bearer <key>` (else 401).
     `max_tokens`/`max_completion_tokens` cut longer content (finish_reason "length").
 """

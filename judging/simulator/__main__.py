@@ -31,6 +31,8 @@ HELP = {
     "hit_rate": "probability that a criterion is judged hit",
     "drift_after": "completions after which the judge drifts (negative: never)",
     "drift_hit_rate": "probability of a hit once the judge has drifted",
+    "learns_from_examples": "probability that a verdict the prompt's worked examples "
+    "contradict is corrected (0: the examples change nothing)",
     "quirks": "comma-separated provider quirks to play: reasoning_field, "
     "max_completion_tokens_only, no_json_schema",
     "api_key": "require `Authorization: Bearer KEY` on /v1 requests",

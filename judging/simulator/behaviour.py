@@ -10,9 +10,10 @@ request always gets the same content.
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from . import text
+from .learning import criterion_key, learned_verdicts, strip_examples
 from .schema import Path, VerdictArray, generate, locate_verdicts
 
 
@@ -35,6 +36,8 @@ class ChatRequest:
     key: str
     prompt: str
     last_user: str
+    # Criterion -> the verdict worked examples in the prompt teach (learning.py).
+    learned: dict = field(default_factory=dict)
 
 
 def message_text(message: dict) -> str:
@@ -77,6 +80,16 @@ def parse_request(body: object) -> ChatRequest:
     if not isinstance(n, int) or not 1 <= n <= 8:
         raise RequestError("n must be an integer from 1 to 8", "n")
     seed = body.get("seed")
+    whole = "\n".join(message_text(m) for m in messages)
+    learned = learned_verdicts(whole)
+    if learned or "<examples version=" in whole:
+        # Drawn as if the examples were not there: they change a verdict only by learning.
+        messages = [
+            {**m, "content": strip_examples(m["content"])}
+            if isinstance(m.get("content"), str)
+            else m
+            for m in messages
+        ]
     canonical = json.dumps(
         {"model": model, "messages": messages, "seed": seed}, sort_keys=True, ensure_ascii=False
     )
@@ -92,6 +105,7 @@ def parse_request(body: object) -> ChatRequest:
         key=text.digest(canonical),
         prompt="\n".join(texts),
         last_user=users[-1] if users else texts[-1],
+        learned=learned,
     )
 
 
@@ -146,12 +160,23 @@ class JudgeFiller:
     """Fills a judge schema: verdict booleans are the criterion draws, their reasoning
     matches, top-level reasoning fields summarise; everything else is a plain hash draw."""
 
-    def __init__(self, key, lang, hit_rate, verdicts: VerdictArray | None, n, texts, delta=0):
+    def __init__(
+        self, key, lang, hit_rate, verdicts: VerdictArray | None, n, texts, delta=0, learn=None
+    ):
         self.key, self.lang, self.hit_rate = key, lang, hit_rate
         self.verdicts, self.n, self.texts, self.delta = verdicts, n, texts, delta
+        # (learned verdicts by criterion, probability of following them) or None.
+        self.learn = learn
 
     def hit(self, index: int) -> bool:
-        return text.unit(self.key, "hit", index) < self.hit_rate
+        drawn = text.unit(self.key, "hit", index) < self.hit_rate
+        if self.learn is None or not self.texts or index >= len(self.texts):
+            return drawn
+        learned, rate = self.learn
+        taught = learned.get(criterion_key(self.texts[index]))
+        if taught is None or taught == drawn:
+            return drawn
+        return taught if text.unit(self.key, "learn", index) < rate else drawn
 
     def _verdict_index(self, path: Path) -> int | None:
         v = self.verdicts
@@ -193,9 +218,13 @@ class JudgeFiller:
         return max(lo, 1) if hi is None else min(max(lo, 1), hi)
 
 
-def build_reply(req: ChatRequest, hit_rate: float, choice: int = 0, delta: int = 0) -> Reply:
-    """The reply content; `delta` (+1/-1) adds or drops a verdict (the wrong-count fault)."""
+def build_reply(
+    req: ChatRequest, hit_rate: float, choice: int = 0, delta: int = 0, learns: float = 0.0
+) -> Reply:
+    """The reply content; `delta` (+1/-1) adds or drops a verdict (the wrong-count fault);
+    `learns` is the probability of following the prompt's worked examples (learning.py)."""
     key = req.key if choice == 0 else text.digest(req.key, "choice", choice)
+    learn = (req.learned, learns) if learns > 0 and req.learned else None
     rf = req.response_format or {}
     count, texts = criteria_hint(req.prompt)
     if rf.get("type") == "json_schema":
@@ -209,7 +238,9 @@ def build_reply(req: ChatRequest, hit_rate: float, choice: int = 0, delta: int =
             n = max(verdicts.min_items, n)
             n = n if verdicts.max_items is None else min(n, verdicts.max_items)
         lang = "zh" if text.is_cjk(req.prompt) else "en"
-        filler = JudgeFiller(key, lang, hit_rate, verdicts, n, texts, delta if verdicts else 0)
+        filler = JudgeFiller(
+            key, lang, hit_rate, verdicts, n, texts, delta if verdicts else 0, learn
+        )
         data = generate(schema, filler)
         return Reply(_dumps(data), "judge_schema", verdicts.key if verdicts else None)
     heartbench = HEARTBENCH_COUNT.search(req.prompt)
@@ -226,7 +257,7 @@ def build_reply(req: ChatRequest, hit_rate: float, choice: int = 0, delta: int =
     if count is not None and (MARKER.search(req.prompt) or wants_json):
         lang = "zh" if text.is_cjk(req.prompt) else "en"
         verdicts = VerdictArray("verdicts", count, count, "hit")
-        filler = JudgeFiller(key, lang, hit_rate, verdicts, count, texts, delta)
+        filler = JudgeFiller(key, lang, hit_rate, verdicts, count, texts, delta, learn)
         data = generate({"type": "object", "properties": {"verdicts": PLAIN_VERDICTS}}, filler)
         return Reply(_dumps(data), "judge_plain", "verdicts")
     lang = "zh" if text.is_cjk(req.last_user) else "en"

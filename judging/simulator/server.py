@@ -25,6 +25,7 @@ HEADER_SETTINGS = {
     "X-Sim-Retry-After": "retry_after",
     "X-Sim-Timeout-Sleep-S": "timeout_sleep_s",
     "X-Sim-Hit-Rate": "hit_rate",
+    "X-Sim-Learns-From-Examples": "learns_from_examples",
 }
 
 
@@ -285,12 +286,14 @@ class Handler(BaseHTTPRequestHandler):
         choices, applied = [], None
         hit_rate, fingerprint = drift.behaviour(settings, self.server.clock.tick())
         for index in range(req.n):
-            reply = build_reply(req, hit_rate, index)
+            reply = build_reply(req, hit_rate, index, learns=settings.learns_from_examples)
             content = reply.content
             if fault == "wrong_count" and reply.verdict_key is not None:
                 count = len(json.loads(content)[reply.verdict_key])
                 delta = 1 if count == 0 or text.unit(body_hash, "wrong", attempt) < 0.5 else -1
-                content = build_reply(req, hit_rate, index, delta).content
+                content = build_reply(
+                    req, hit_rate, index, delta, settings.learns_from_examples
+                ).content
                 applied = fault
             elif fault == "malformed":
                 content = content[: max(len(content) // 2, 1)]

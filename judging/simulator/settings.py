@@ -54,6 +54,9 @@ class Settings:
     # A judge that drifts (see drift.py): from this completion on, verdicts at the drift rate.
     drift_after: float = -1.0
     drift_hit_rate: float = 0.5
+    # The probability that a verdict the prompt's worked examples contradict is corrected
+    # (the "learns from examples" mode); 0, the default, ignores them.
+    learns_from_examples: float = 0.0
     quirks: str = ""
     api_key: str | None = field(default=None, repr=False)
 
@@ -86,7 +89,7 @@ class Settings:
         for name in ("latency_ms", "jitter_ms", "retry_after", "timeout_sleep_s"):
             if getattr(self, name) < 0:
                 raise SettingsError(f"{name} must not be negative")
-        for name in (*RATE_FIELDS.values(), "hit_rate", "drift_hit_rate"):
+        for name in (*RATE_FIELDS.values(), "hit_rate", "drift_hit_rate", "learns_from_examples"):
             if not 0.0 <= getattr(self, name) <= 1.0:
                 raise SettingsError(f"{name} must be between 0 and 1")
         if sum(self.rates().values()) > 1.0 + 1e-9:

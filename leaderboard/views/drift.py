@@ -7,14 +7,13 @@ from django.views.decorators.http import require_POST
 from accounts.access import permission_needed
 from annotation.models import ReviewRound
 from annotation.selectors.benchmarks import benchmark_get
+from core.permissions import Perm
 from judging.models import JudgeVersion
 from leaderboard.selectors.drift import anchor_responses, version_drift
 from leaderboard.services.anchors import DEFAULT_ANCHORS, AnchorsRefused, anchor_set_create
 
-MAKE_ANCHORS = "leaderboard.record_gate"
 
-
-@permission_needed("annotation.view_benchmark")
+@permission_needed(Perm.VIEW_BENCHMARK)
 def drift_page(request: HttpRequest, slug: str, version_id: int) -> HttpResponse:
     benchmark = benchmark_get(slug=slug)
     version = get_object_or_404(JudgeVersion.objects.select_related("config"), pk=version_id)
@@ -34,12 +33,12 @@ def drift_page(request: HttpRequest, slug: str, version_id: int) -> HttpResponse
                 benchmark=benchmark, status=ReviewRound.Status.CLOSED
             ).order_by("-created"),
             "default_anchors": DEFAULT_ANCHORS,
-            "can_make": request.user.has_perm(MAKE_ANCHORS),
+            "can_make": request.user.has_perm(Perm.RECORD_GATE),
         },
     )
 
 
-@permission_needed(MAKE_ANCHORS)
+@permission_needed(Perm.RECORD_GATE)
 @require_POST
 def drift_anchors_make(request: HttpRequest, slug: str, version_id: int) -> HttpResponse:
     benchmark = benchmark_get(slug=slug)

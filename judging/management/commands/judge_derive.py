@@ -2,32 +2,9 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.models import ReviewRound
-from judging.models import JudgeConfig, JudgeVersion, PromptTemplate
+from judging.management.commands._refs import _parent, _round
+from judging.models import PromptTemplate
 from judging.services.judge_derive import DeriveRefused, judge_version_derive
-
-
-def _round(ref: str) -> ReviewRound:
-    rounds = ReviewRound.objects.select_related("benchmark")
-    found = rounds.filter(pk=int(ref)).first() if ref.isdigit() else None
-    found = found or rounds.filter(name=ref).first()
-    if found is None:
-        raise CommandError(f"no review round {ref!r}")
-    return found
-
-
-def _parent(judge: str, number: int | None) -> JudgeVersion:
-    config = JudgeConfig.objects.filter(name=judge).select_related("current_version").first()
-    if config is None:
-        raise CommandError(f"no judge configuration named {judge!r}")
-    if number is None:
-        if config.current_version is None:
-            raise CommandError(f"the judge {judge!r} has no version yet")
-        return config.current_version
-    version = JudgeVersion.objects.filter(config=config, number=number).first()
-    if version is None:
-        raise CommandError(f"the judge {judge!r} has no version {number}")
-    return version
 
 
 def _prompt(ref: str) -> PromptTemplate | None:
