@@ -13,6 +13,7 @@ from annotation.models import ReviewRound
 # under its own name, so nothing recorded is ever hidden.
 LABELS = {
     "round": gettext_lazy("Round"),
+    "corrected_by": gettext_lazy("Corrected by"),
     "round_id": gettext_lazy("Round number"),
     "items": gettext_lazy("Items"),
     "item": gettext_lazy("Item"),

@@ -144,6 +144,8 @@ EXPECTED: dict[str, frozenset[str]] = {
     "prompt-upload": MANAGERS,
     "judge-config": READERS,
     "judge-config-edit": MANAGERS,
+    # few-shot examples from a round's calibration part make a new judge version
+    "judge-fewshot": MANAGERS,
     # leaderboard (a researcher may record a gate evaluation, never publish)
     "agreement": CONSENSUS,
     "judge-selection": CONSENSUS,
@@ -159,6 +161,9 @@ EXPECTED: dict[str, frozenset[str]] = {
     "leaderboard-snapshot": READERS,
     "leaderboard-bundle": CONSENSUS,
     "leaderboard-corrected": CONSENSUS,
+    # a judge version's drift on the anchors: read as boards are; anchors made as a gate is
+    "judge-drift": READERS,
+    "judge-drift-anchors": CONSENSUS,
     "signing-key": PUBLIC,  # the public keys that sign bundles: for anyone checking one
     # research downloads (leaderboard.export_data)
     "exports": CONSENSUS,
@@ -321,6 +326,7 @@ NOT_200: dict[str, tuple[set[int], str]] = {
     "import-responses": ({400}, "GET: no file uploaded, the form with errors"),
     "judge-run-control": ({302}, "pause a finished run: back to the run page"),
     "gate-record": ({302}, "the round and run are posted; redirect to the agreement page"),
+    "judge-drift-anchors": ({302}, "an empty form: back to the drift page with a message"),
     "leaderboard-publish": ({302}, "redirect to the snapshot, or back with a message"),
     "export-job-new": ({302}, "an empty request: back to the exports page with the message"),
     "api-benchmark-import": ({400}, "no file uploaded"),
@@ -509,6 +515,7 @@ def world(db, settings, tmp_path):
         "run_id": run.pk,
         "pk": run.judge_version.config_id,
         "config_id": run.judge_version.config_id,
+        "version_id": run.judge_version_id,
         "snapshot_id": snapshot.pk,
         "job_id": job.pk,
         "import_job_id": import_job.pk,

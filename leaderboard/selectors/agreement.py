@@ -247,13 +247,18 @@ def disagreements(
     return rows, total
 
 
-def sampling_weights(*, round_: ReviewRound, units: Sequence[Unit]) -> tuple[dict, list | None]:
+def sampling_weights(
+    *, round_: ReviewRound, units: Sequence[Unit], probability: dict[int, float] | None = None
+) -> tuple[dict, list | None]:
     """The round's sampling design for the report, and each unit's weight: the inverse of
-    its response's inclusion probability. None (no weighting) when the round was sampled
-    before probabilities were recorded. One query."""
-    probability = dict(
-        ReviewItem.objects.filter(round=round_).values_list("response_id", "inclusion_probability")
-    )
+    its response's inclusion probability (read in one query unless given). None (no
+    weighting) when the round was sampled before probabilities were recorded."""
+    if probability is None:
+        probability = dict(
+            ReviewItem.objects.filter(round=round_).values_list(
+                "response_id", "inclusion_probability"
+            )
+        )
     recorded = bool(probability) and all(p for p in probability.values())
     design = {"design": round_.sampling, "probabilities_recorded": recorded}
     if not recorded:

@@ -79,16 +79,18 @@ def round_sequential(*, round_: ReviewRound, judge: str = "") -> RoundSequential
             round=round_, state=None, chart=None, problem=evidence.problem, picked_by=picked_by
         )
     units = agreement_units(round_=round_, runs=evidence.runs)
-    ranks = dict(
-        ReviewItem.objects.filter(round=round_).values_list("response_id", "hand_out_rank")
+    items = ReviewItem.objects.filter(round=round_).values_list(
+        "response_id", "hand_out_rank", "inclusion_probability"
     )
+    ranks = {response: rank for response, rank, _ in items}
+    chances = {response: chance for response, _, chance in items}
     state = sequential_block(
         units,
         ranks,
         raters_per_item=round_.raters_per_item,
         threshold=evidence.policy.threshold,
         with_path=True,
-        weights=sampling_weights(round_=round_, units=units)[1],
+        weights=sampling_weights(round_=round_, units=units, probability=chances)[1],
     )
     if picked_by == DECIDED and notice.get("decision"):
         # A recorded decision stays as recorded: items added to the round later (an

@@ -179,8 +179,9 @@ def main_pages(site: Site) -> list[tuple[str, str | None, str]]:
 # Words that stay as they are in Chinese text: the product, units, established statistical
 # names and abbreviations, and technical names a reader types or sees in files.
 ALLOWED_WORDS = {
-    "Concord", "ms", "HeartBench", "English", "JavaScript", "token", "Token", "Wilson", "McNemar",
-    "Cohen's", "Gwet's", "Fleiss'", "Krippendorff's", "kappa", "alpha", "Retry-After", "Markdown",
+    "Concord", "ms", "HeartBench", "HealthBench", "English", "JavaScript", "token", "Token",
+    "Wilson", "McNemar", "Cohen's", "Gwet's", "Fleiss'", "Krippendorff's", "kappa", "alpha",
+    "Retry-After", "Markdown",
 }  # fmt: skip
 ALLOWED_PHRASES = ("JSON Lines",)
 # Letters with digits or underscores (AC1, question_id) are codes and identifiers; so are words

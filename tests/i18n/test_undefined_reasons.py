@@ -37,6 +37,7 @@ NOT_REASONS = {
     "no votes": "the consensus outcome of a unit nobody voted on (annotation.consensus)",
     " / ": "joins the scenes of a case in the leaderboard's scene column",
     "betting e-process (aGRAPA), Waudby-Smith & Ramdas 2024": "the sequential test's method",
+    "betting e-process (aGRAPA) against the reference interval": "the drift test's method",
     "Hájek ratio weighted by inverse inclusion probabilities; linearised variance clustered "
     "by dialogue; Wilson interval at the effective number of units": (
         "the weighted share's interval method"
