@@ -74,6 +74,11 @@ urlpatterns = [
         name="rubric-health-versions",
     ),
     path(
+        "benchmarks/<slug:slug>/cases/<str:external_id>/rubric/clarify/",
+        lazy_view("leaderboard.views.rubric_clarify.rubric_clarify"),
+        name="rubric-clarify",
+    ),
+    path(
         "benchmarks/<slug:slug>/leaderboard/",
         lazy_view("leaderboard.views.leaderboard.leaderboard_page"),
         name="leaderboard",

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 from django.utils.translation import gettext as _
 
+from annotation.rubric_edit.clarify import has_placeholder
 from annotation.rubric_edit.rows import RubricRow
 
 WEIGHT_MIN, WEIGHT_MAX = -10, 10
@@ -55,6 +56,11 @@ def validate_rows(
                 )
             else:
                 first_with_text[normalised] = position
+            if has_placeholder(text):
+                problems.add(
+                    row.key,
+                    _("Replace the clarification placeholder with your own words."),
+                )
         if not row.ability:
             problems.add(row.key, _("Pick an ability."))
         elif row.ability not in abilities:

@@ -13,6 +13,7 @@ from django.utils.translation import gettext as _
 from annotation import audit_actions
 from annotation.importing.questions import CriterionRow, rubric_hash
 from annotation.models import Ability, Case, Criterion, RubricComment, RubricDraft, RubricVersion
+from annotation.rubric_edit.clarify import with_clarification
 from annotation.rubric_edit.diff import DiffEntry, diff_rows
 from annotation.rubric_edit.evidence import note_with_evidence
 from annotation.rubric_edit.merge import rebase
@@ -189,6 +190,18 @@ def rubric_draft_save(*, case: Case, author, rows: list[RubricRow]) -> RubricDra
 
 def draft_rows(draft: RubricDraft) -> list[RubricRow]:
     return [RubricRow.from_dict(row) for row in draft.rows]
+
+
+def rubric_draft_clarify(*, case: Case, author, key: str) -> RubricDraft:
+    """The author's draft of the case (their own one if they have it, else one from the
+    newest version), with a clarification placeholder after the criterion `key`. Nothing
+    is published. Raises KeyError when the draft has no criterion `key`."""
+    draft = RubricDraft.objects.filter(case=case, author=author).first()
+    if draft is not None:
+        rows = draft_rows(draft)
+    else:
+        rows = rows_of_version(current_rubric_version(case=case))
+    return rubric_draft_save(case=case, author=author, rows=with_clarification(rows, key))
 
 
 def rubric_draft_publish(

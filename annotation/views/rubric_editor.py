@@ -49,17 +49,27 @@ def _posted_rows(request: HttpRequest) -> list[RubricRow]:
 # read the agreement reports, never for the (senior) experts, who work blind.
 
 
-def _evidence(request: HttpRequest, case) -> tuple[str, str]:
+def _evidence(request: HttpRequest, case, token: str = "") -> tuple[str, str]:
     """The evidence a health link brought for this case (its token and its text), if the
     user may read it."""
-    token = request.POST.get("evidence") or request.GET.get("evidence", "")
+    token = token or request.POST.get("evidence") or request.GET.get("evidence", "")
     if not request.user.has_perm(Perm.VIEW_CONSENSUS):
         return "", ""
     text = evidence_from_token(token, case_id=case.pk)
     return (token, text) if text else ("", "")
 
 
-def _editor(request: HttpRequest, case, *, template: str, status: int = 200, **extra):
+def rubric_editor_page(
+    request: HttpRequest,
+    case,
+    *,
+    template: str,
+    status: int = 200,
+    evidence_token: str = "",
+    **extra,
+) -> HttpResponse:
+    """The editor of the case, in `template` (this editor's page or a page extending it),
+    showing the evidence of `evidence_token` or of the request's own token."""
     state = rubric_editor_state(
         case=case,
         user=request.user,
@@ -67,7 +77,7 @@ def _editor(request: HttpRequest, case, *, template: str, status: int = 200, **e
         confirm=extra.get("confirm", False),
     )
     warnings = [_open_round_warning(*row) for row in open_rounds_freezing(case=case)]
-    token, evidence = _evidence(request, case)
+    token, evidence = _evidence(request, case, evidence_token)
     context = {
         "case": case,
         "state": state,
@@ -76,6 +86,9 @@ def _editor(request: HttpRequest, case, *, template: str, status: int = 200, **e
         "evidence_token": token,
     }
     return render(request, template, {**context, **extra}, status=status)
+
+
+_editor = rubric_editor_page
 
 
 @login_required

@@ -80,7 +80,7 @@ def _expert_counts(criteria: QuerySet[Criterion]) -> dict[int, dict[tuple[int, i
     return ballots
 
 
-def _verdicts(
+def judge_verdicts(
     benchmark: Benchmark, case: Case | None, wanted: set[int], judge: JudgeVersion | None
 ) -> dict[int, dict[int, tuple[int, bool]]]:
     """Per criterion of `wanted`: per response, the system and the judge's verdict of the
@@ -172,7 +172,7 @@ def rubric_health(
         )
     )  # fmt: skip
     ballots = _expert_counts(criteria)
-    verdicts = _verdicts(benchmark, case, {row[0] for row in rows}, judge_version)
+    verdicts = judge_verdicts(benchmark, case, {row[0] for row in rows}, judge_version)
     found: list[CriterionHealth] = []
     by_ability: dict[str, list[tuple[HealthCounts, bool]]] = defaultdict(list)
     ability_order: dict[str, tuple[int, int, str]] = {}
