@@ -70,7 +70,8 @@ def _misread_row(benchmark: Benchmark, case: Case, criterion: int, judge: str):
     if JUDGE_MISREADS not in row.health.flags or report.judge is None:
         raise NotMisread(
             _(
-                "Rubric health does not flag criterion #%(position)d of %(case)s as misread by this judge."
+                "Rubric health does not flag criterion #%(position)d of %(case)s as misread "
+                "by this judge."
             )
             % {"position": row.position, "case": case.external_id}
         )
