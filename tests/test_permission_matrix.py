@@ -139,6 +139,9 @@ EXPECTED: dict[str, frozenset[str]] = {
     "judge-run-control": MANAGERS,
     "rubric-health": CONSENSUS,
     "rubric-health-versions": CONSENSUS,
+    # It shows the judge's verdicts beside the rubric editor: coordinators only (the
+    # researchers may not edit rubrics; the experts work blind).
+    "rubric-clarify": MANAGERS,
     "rubric-saturated": READERS,
     "judge-config-new": MANAGERS,
     "prompt-upload": MANAGERS,
@@ -281,6 +284,7 @@ WRITES: dict[tuple[str, str], frozenset[str]] = {
     ("review-discussion", "POST"): frozenset({EXPERT, COORDINATOR}),
     ("review-faq", "POST"): MANAGERS,
     ("review-examples", "POST"): MANAGERS,
+    ("rubric-clarify", "POST"): MANAGERS,
 }
 
 # Statuses other than 200 that an allowed persona may get, and why (200 is always fine).
@@ -298,6 +302,7 @@ NOT_200: dict[str, tuple[set[int], str]] = {
     "rubric-discard": ({302}, "no draft of one's own: back to the editor"),
     "rubric-comment": ({302}, "an empty comment: back to the editor with a message"),
     "rubric-restore": ({302}, "restoring version 1: back to the history page"),
+    "rubric-clarify": ({400}, "no criterion named: the message asks for one"),
     "review-next": ({302}, "redirects to the assignment it hands out"),
     "api-compare-runs": ({400}, "the world has one judge run: comparing it needs a second"),
     "api-judge-panel": ({400}, "no judge named: the panel tests a named judge"),
