@@ -49,7 +49,16 @@ def rubric_clarify(request: HttpRequest, slug: str, external_id: str) -> HttpRes
         return _refused(str(exc))
     query = urlencode({"criterion": criterion, **({"judge": judge} if judge else {})})
     if request.method == "POST":
-        rubric_draft_clarify(case=case, author=request.user, key=found.row.key)
+        try:
+            rubric_draft_clarify(case=case, author=request.user, key=found.row.key)
+        except KeyError:
+            return _refused(
+                _(
+                    "Your draft of %(case)s no longer has this criterion: publish or discard "
+                    "the draft first."
+                )
+                % {"case": case.external_id}
+            )
         return redirect(f"{reverse('rubric-clarify', args=[slug, external_id])}?{query}")
     return rubric_editor_page(
         request,

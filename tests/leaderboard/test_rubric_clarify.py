@@ -172,3 +172,25 @@ def test_the_draft_page_reads_in_chinese(coordinator):
     data = (["hb", "c2", "judge", "coord"], {NOTE, *NOTE.split()})
     words = [w for w in untranslated_words(html, data) if w not in NOTE.split()]
     assert not words, words
+
+
+def test_a_draft_without_the_criterion_is_left_alone_with_a_reason(coordinator):
+    criterion = _seed_with_notes()
+    client = client_for(coordinator)
+    client.post(_url(), {"criterion": criterion.pk})
+    draft = RubricDraft.objects.get(case__external_id="c2")
+    kept = [r for r in draft.rows if r["key"] != str(criterion.key)]
+    RubricDraft.objects.filter(pk=draft.pk).update(rows=kept)
+    answer = client.post(_url(), {"criterion": criterion.pk})
+    assert answer.status_code == 400
+    assert "no longer has this criterion" in answer.content.decode()
+    draft.refresh_from_db()
+    assert draft.rows == kept
+
+
+def test_a_researcher_sees_no_action_and_cannot_draft(researcher):
+    criterion = _seed_with_notes()
+    client = client_for(researcher)
+    page = client.get(reverse("rubric-health", args=["hb"]))
+    assert page.status_code == 200 and 'class="clarify"' not in page.content.decode()
+    assert client.post(_url(), {"criterion": criterion.pk}).status_code == 403
