@@ -65,6 +65,7 @@ class ReviewRound(models.Model):
     class Sampling(models.TextChoices):
         PROPORTIONAL = "proportional", _("uniform (the same share of every stratum)")
         BY_SYSTEM = "by_system", _("stratified by system (the same number per system)")
+        UNCERTAINTY = "uncertainty", _("more where the judge is unsure")
 
     benchmark = models.ForeignKey(Benchmark, on_delete=models.CASCADE, related_name="rounds")
     name = models.CharField(_("name"), max_length=100, unique=True)
