@@ -12,6 +12,9 @@ from annotation.services.review_rounds import RoundInvalid, population_units, ro
 from judging.models import JudgeRun
 from judging.selectors.uncertainty import response_uncertainty
 
+# Past this the floor swamps the uncertainty and the design is uniform in all but name.
+FLOOR_SHARE_MAX = 100
+
 
 def _checked(run: JudgeRun, benchmark: Benchmark) -> JudgeRun:
     if run.benchmark_id != benchmark.pk:
@@ -35,6 +38,7 @@ def uncertainty_probabilities(
     run: JudgeRun,
     second: JudgeRun | None,
     fraction: float,
+    floor_share: float = FLOOR_SHARE,
 ) -> dict[int, float]:
     """Each response's chance of being drawn: proportional to the floor plus how unsure
     the run (or the two runs) is of it, adding up to fraction * responses. A response the
@@ -46,6 +50,11 @@ def uncertainty_probabilities(
         _checked(second, benchmark)
     if not 0 < fraction <= 1:
         raise RoundInvalid(_("The sampling fraction must be more than 0 and at most 1."))
+    if not 0 < floor_share <= FLOOR_SHARE_MAX:
+        raise RoundInvalid(
+            _("The floor must be more than 0 and at most %(most)s times the mean uncertainty.")
+            % {"most": FLOOR_SHARE_MAX}
+        )
     units, _versions = population_units(benchmark=benchmark, systems=systems)
     scores = response_uncertainty(run=run, second=second)
     population = [unit.response_id for unit in units]
@@ -67,7 +76,7 @@ def uncertainty_probabilities(
             % {"run": run.pk, "second": second.pk}
         )
     return probabilities_by_size(
-        {pk: scores.get(pk, 0.0) for pk in population}, fraction=fraction, floor_share=FLOOR_SHARE
+        {pk: scores.get(pk, 0.0) for pk in population}, fraction=fraction, floor_share=floor_share
     )
 
 
@@ -78,12 +87,18 @@ def uncertain_round_open(
     run: JudgeRun,
     second: JudgeRun | None = None,
     fraction: float = 0.3,
+    floor_share: float = FLOOR_SHARE,
     **options,
 ) -> ReviewRound:
     """Open a round drawn with more weight where the judge is unsure (see
     `uncertainty_probabilities`); `options` are round_open's other settings."""
     probabilities = uncertainty_probabilities(
-        benchmark=benchmark, systems=systems, run=run, second=second, fraction=fraction
+        benchmark=benchmark,
+        systems=systems,
+        run=run,
+        second=second,
+        fraction=fraction,
+        floor_share=floor_share,
     )
     return round_open(
         benchmark=benchmark,
@@ -94,7 +109,7 @@ def uncertain_round_open(
         chances_from={
             "judge_run": run.pk,
             "second_judge_run": second.pk if second else None,
-            "floor_share": FLOOR_SHARE,
+            "floor_share": floor_share,
         },
         **options,
     )

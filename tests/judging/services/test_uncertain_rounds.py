@@ -85,21 +85,21 @@ def test_the_round_records_each_chance_and_the_seed_reproduces_the_draw(two_judg
         benchmark=benchmark, systems=alpha, run=first, second=second, fraction=0.5
     )
     assert sum(chances.values()) == pytest.approx(2.0)
-    # floor = 0.1 * mean(0, .25, .5, 1) = 0.04375; c4's chance is capped at 1.
+    # floor = mean(0, .25, .5, 1) = 0.4375: chances (0.4375, 0.6875, 0.9375, 1.4375) * c.
     assert chances == pytest.approx(
         probabilities_by_size(
             {response[q]: u for q, u in zip(FIRST, (0, 0.25, 0.5, 1.0), strict=True)},
             fraction=0.5,
         )
     )
-    assert chances[response["c4"]] == 1.0
-    assert chances[response["c1"]] < chances[response["c2"]] < chances[response["c3"]]
+    assert chances[response["c1"]] == pytest.approx(2 * 0.4375 / 3.5)
+    assert chances[response["c4"]] == pytest.approx(2 * 1.4375 / 3.5)
     round_ = _open(two_judges)
     assert round_.sampling == ReviewRound.Sampling.UNCERTAINTY
     items = dict(
         ReviewItem.objects.filter(round=round_).values_list("response_id", "inclusion_probability")
     )
-    assert items and response["c4"] in items
+    assert items
     assert items == {pk: chances[pk] for pk in items}
     again = _open(two_judges, name="U again")
     assert set(again.items.values_list("response_id", flat=True)) == set(items)
@@ -108,7 +108,7 @@ def test_the_round_records_each_chance_and_the_seed_reproduces_the_draw(two_judg
     assert event.details["chances_from"] == {
         "judge_run": first.pk,
         "second_judge_run": second.pk,
-        "floor_share": 0.1,
+        "floor_share": 1.0,
     }
 
 
@@ -128,6 +128,16 @@ def test_runs_that_cannot_say_how_unsure_the_judge_is_are_refused(two_judges):
             uncertain_round_open(
                 benchmark=benchmark, systems=alpha, run=first, second=first, **options
             )
+        for floor in (0, -1, float("nan"), 1000):
+            with pytest.raises(RoundInvalid, match="The floor must be more than 0"):
+                uncertain_round_open(
+                    benchmark=benchmark,
+                    systems=alpha,
+                    run=first,
+                    second=second,
+                    floor_share=floor,
+                    **options,
+                )
         JudgeRun.objects.filter(pk=second.pk).update(status=JudgeRun.Status.RUNNING)
         second.refresh_from_db()
         with pytest.raises(RoundInvalid, match="has not finished"):
