@@ -152,6 +152,8 @@ def hand_out_order(response_ids: Iterable[int], *, seed: int, start: int = 0) ->
 # at the same size; at 0.1 the rare sure responses' large weights make it about 37% wider
 # (bench/uncertainty_sampling.py).
 FLOOR_SHARE = 1.0
+# Past this the floor swamps the uncertainty and the design is uniform in all but name.
+FLOOR_SHARE_MAX = 100
 
 
 def probabilities_by_size(

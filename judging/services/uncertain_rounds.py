@@ -7,13 +7,15 @@ from collections.abc import Sequence
 from django.utils.translation import gettext as _
 
 from annotation.models import Benchmark, ReviewRound, System
-from annotation.review_sampling import FLOOR_SHARE, UNCERTAINTY, probabilities_by_size
+from annotation.review_sampling import (
+    FLOOR_SHARE,
+    FLOOR_SHARE_MAX,
+    UNCERTAINTY,
+    probabilities_by_size,
+)
 from annotation.services.review_rounds import RoundInvalid, population_units, round_open
 from judging.models import JudgeRun
 from judging.selectors.uncertainty import response_uncertainty
-
-# Past this the floor swamps the uncertainty and the design is uniform in all but name.
-FLOOR_SHARE_MAX = 100
 
 
 def _checked(run: JudgeRun, benchmark: Benchmark) -> JudgeRun:
