@@ -210,9 +210,8 @@ class UncertainRoundForm(ReviewRoundForm):
             "count varies a little around it."
         )
         runs = (
-            JudgeRun.objects.filter(
-                benchmark=benchmark, kind=JudgeRun.Kind.JUDGE, status=JudgeRun.Status.FINISHED
-            )
+            JudgeRun.objects.finished()
+            .filter(benchmark=benchmark)
             .select_related("judge_version__config")
             .order_by("-pk")
             if benchmark
