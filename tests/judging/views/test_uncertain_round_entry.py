@@ -64,6 +64,10 @@ def test_the_page_refuses_a_single_judge_with_a_message(two_judges, coordinator)
         reverse("review-round-new-uncertain"), _form(benchmark, alpha, expert, first, None)
     )
     assert answer.status_code == 400 and 'name="judge_run"' in answer.content.decode()
+    # Annotation's own form does not offer the design: it needs a judge run.
+    plain = _form(benchmark, alpha, expert, first, None, sampling="uncertainty")
+    answer = client.post(reverse("review-round-new"), plain, HTTP_ACCEPT_LANGUAGE="en")
+    assert answer.status_code == 400 and "uncertainty is not one of" in answer.content.decode()
     assert not ReviewRound.objects.exists()
 
 
