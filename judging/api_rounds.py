@@ -17,6 +17,8 @@ from core.permissions import Perm
 from judging.models import JudgeRun
 from judging.services.uncertain_rounds import uncertain_round_open
 
+BIGINT = 2**63 - 1
+
 
 class UncertainRoundInput(RoundCreateInput):
     sampling = None  # always "uncertainty"
@@ -24,9 +26,13 @@ class UncertainRoundInput(RoundCreateInput):
         default=0.3, min_value=0.0, max_value=1.0, help_text="the expected share drawn"
     )
     judge_run = serializers.IntegerField(
-        help_text="a finished judge run of the benchmark: an ensemble, or any with second_judge_run"
+        min_value=1,
+        max_value=BIGINT,
+        help_text="a finished judge run of the benchmark: an ensemble, or any run with a second",
     )
     second_judge_run = serializers.IntegerField(
+        min_value=1,
+        max_value=BIGINT,
         allow_null=True,
         default=None,
         help_text="a second judge's finished run: unsure where the two judges differ",
