@@ -76,6 +76,10 @@ class ReviewRound(models.Model):
     sampling = models.CharField(
         _("sampling design"), max_length=16, choices=Sampling.choices, default="proportional"
     )
+    # Under the uncertainty design, every response's chance, drawn or not ({response id:
+    # chance}): estimators that use the undrawn responses too (the corrected scores) need
+    # theirs, which no item records.
+    design_chances = models.JSONField(null=True, blank=True, editable=False)
     raters_per_item = models.PositiveSmallIntegerField(_("raters per item"), default=3)
     max_items_per_expert = models.PositiveIntegerField(
         _("cap per expert (0: an even share)"), default=0

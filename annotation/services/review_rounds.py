@@ -74,6 +74,8 @@ def _add_items(
     if round_.sampling == UNCERTAINTY:
         probability = _given_probabilities(units, given)
         chosen = poisson_sample(probability, seed=seed, exclude=already)
+        round_.design_chances = {str(pk): p for pk, p in sorted(probability.items())}
+        round_.save(update_fields=["design_chances"])
     elif round_.sampling == BY_SYSTEM:
         chosen = equal_per_system_sample(
             units, fraction=fraction, seed=seed, system_of=_system_of, exclude=already

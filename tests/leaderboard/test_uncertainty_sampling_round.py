@@ -9,7 +9,7 @@ from django.core.management import call_command
 
 from accounts.roles import EXPERT
 from accounts.services import user_create_with_role
-from annotation.models import Assignment, Benchmark, ReviewItem, System
+from annotation.models import Assignment, Benchmark, Response, ReviewItem, System
 from annotation.selectors.review import item_criteria
 from annotation.services.benchmark_import import benchmark_import
 from annotation.services.responses_import import responses_import
@@ -122,3 +122,26 @@ def test_equal_chances_give_todays_numbers(runs, capsys):
     assert report["sampling"]["design"] == "uncertainty"
     assert report["percent_agreement"] == report["sampling"]["percent_agreement_unweighted"]
     assert report["sequential"].get("reason") != SEQUENTIAL_UNEQUAL_CHANCES
+
+
+def test_the_corrected_inputs_carry_every_responses_chance(runs):
+    from leaderboard.corrected.inputs import corrected_inputs
+    from leaderboard.selectors.boards import board_runs
+
+    judge, other, _twin = runs
+    round_ = _voted_round("U", judge, other, seed=5)
+    board = board_runs(benchmark=round_.benchmark, runs=[judge.pk])
+    inputs = corrected_inputs(board=board, round_=round_)
+    pairs = inputs.pairs["Sys"]
+    # Drawn or not, every judged response has the chance the round kept for it.
+    response = {
+        case: pk
+        for pk, case in Response.objects.filter(system__name="Sys").values_list(
+            "pk", "case__external_id"
+        )
+    }
+    assert len(pairs) == len(CASES)
+    for pair in pairs:
+        assert pair.probability == round_.design_chances[str(response[pair.judge.case_id])]
+    assert len({pair.probability for pair in pairs}) > 1
+    assert any(pair.experts is None for pair in pairs)
