@@ -58,7 +58,8 @@ class ReviewRoundForm(forms.Form):
     seed = forms.IntegerField(label=_("Random seed"), initial=20251)
     sampling = forms.ChoiceField(
         label=_("Sampling design"),
-        choices=ReviewRound.Sampling.choices,
+        # Sampling where the judge is unsure needs a judge run: its own page (judging).
+        choices=ReviewRound.Sampling.choices[:2],
         initial=ReviewRound.Sampling.PROPORTIONAL,
         required=False,
         help_text=_(

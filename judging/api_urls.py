@@ -3,6 +3,11 @@ from django.urls import path
 from config.lazy_views import lazy_view
 
 urlpatterns = [
+    path(
+        "review/manage/rounds/uncertain/",
+        lazy_view("judging.api_rounds.UncertainRoundCreate"),
+        name="api-review-manage-round-uncertain",
+    ),
     path("prompt-templates/", lazy_view("judging.api.PromptList"), name="api-prompt-list"),
     path("judge-configs/", lazy_view("judging.api.ConfigCollection"), name="api-judge-config-list"),
     path(

@@ -3,10 +3,12 @@ from django.conf import settings
 from django.forms.models import fields_for_model
 from django.utils.translation import gettext_lazy as _
 
+from annotation.forms import ReviewRoundForm
 from annotation.models import Benchmark, ReviewRound, System
+from annotation.review_sampling import FLOOR_SHARE, FLOOR_SHARE_MAX
 from judging.endpoints import EndpointRefused, key_variable_check
 from judging.ensemble_vote import PANEL, self_consistency
-from judging.models import JudgeConfig, JudgeVersion, PromptTemplate
+from judging.models import JudgeConfig, JudgeRun, JudgeVersion, PromptTemplate
 from judging.services.judge_versions import CallSettings, VersionSettings
 
 # The settings of a version (they can change a verdict), then those of the configuration.
@@ -169,3 +171,67 @@ class JudgeRunForm(forms.Form):
                 .order_by("name")
             )
             self.fields["round"].queryset = ReviewRound.objects.filter(benchmark=benchmark)
+
+
+class UncertainRoundForm(ReviewRoundForm):
+    """A review round drawn with more weight where a judge run is unsure of a response."""
+
+    judge_run = forms.ModelChoiceField(
+        label=_("Judge run that says where the judge is unsure"),
+        queryset=JudgeRun.objects.none(),
+        help_text=_(
+            "A self-consistency or panel run: a response is unsure where its members' votes "
+            "differ. Any finished run, with a second one below."
+        ),
+    )
+    second_judge_run = forms.ModelChoiceField(
+        label=_("Second judge's run (optional)"),
+        queryset=JudgeRun.objects.none(),
+        required=False,
+        help_text=_("If given, a response is unsure where the two judges' verdicts differ."),
+    )
+    floor_share = forms.FloatField(
+        label=_("Floor, as a share of the mean uncertainty"),
+        initial=FLOOR_SHARE,
+        min_value=0.01,
+        max_value=FLOOR_SHARE_MAX,
+        help_text=_(
+            "Every response keeps a chance: one the judge is sure of is drawn floor / (1 + "
+            "floor) times as often as one of average uncertainty. Each item's chance is "
+            "recorded and the agreement weighted by its inverse."
+        ),
+    )
+
+    def __init__(self, *args, benchmark=None, **kwargs) -> None:
+        super().__init__(*args, benchmark=benchmark, **kwargs)
+        del self.fields["sampling"]
+        self.fields["fraction"].help_text = _(
+            "The expected share of the responses drawn: each is drawn on its own, so the "
+            "count varies a little around it."
+        )
+        runs = (
+            JudgeRun.objects.finished()
+            .filter(benchmark=benchmark)
+            .select_related("judge_version__config")
+            .order_by("-pk")
+            if benchmark
+            else JudgeRun.objects.none()
+        )
+        self.fields["judge_run"].queryset = runs
+        self.fields["second_judge_run"].queryset = runs
+        for name in ("judge_run", "second_judge_run"):
+            self.fields[name].label_from_instance = _run_label
+
+    def clean(self):
+        data = super().clean()
+        if data.get("judge_run") and data.get("judge_run") == data.get("second_judge_run"):
+            self.add_error("second_judge_run", _("Name two different judge runs to compare."))
+        return data
+
+
+def _run_label(run: JudgeRun) -> str:
+    return _("Run %(run)d: %(judge)s v%(version)d") % {
+        "run": run.pk,
+        "judge": run.judge_version.config.name,
+        "version": run.judge_version.number,
+    }

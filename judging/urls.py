@@ -1,6 +1,6 @@
 from django.urls import path
 
-from judging.views import fewshot, prompts, runs, saturation
+from judging.views import fewshot, prompts, runs, saturation, uncertain_rounds
 
 urlpatterns = [
     path("judging/", runs.run_list, name="judge-runs"),
@@ -15,6 +15,11 @@ urlpatterns = [
         "benchmarks/<slug:slug>/rubrics/saturated/",
         saturation.saturated,
         name="rubric-saturated",
+    ),
+    path(
+        "review/manage/rounds/new/uncertain/",
+        uncertain_rounds.round_new_uncertain,
+        name="review-round-new-uncertain",
     ),
     path("judging/configs/new/", runs.config_edit, name="judge-config-new"),
     path("judging/prompts/new/", prompts.prompt_upload, name="prompt-upload"),

@@ -105,6 +105,7 @@ EXPECTED: dict[str, frozenset[str]] = {
     # annotation: blind review, coordinator side
     "review-rounds": CONSENSUS,
     "review-round-new": MANAGERS,
+    "review-round-new-uncertain": MANAGERS,
     "review-round": CONSENSUS,
     "review-consensus": CONSENSUS,
     "review-piece-rate": MANAGERS,
@@ -203,6 +204,7 @@ EXPECTED: dict[str, frozenset[str]] = {
     "api-review-flag": ASSIGNEE,
     # API: blind review, coordinator side
     "api-review-manage-rounds": MANAGERS,
+    "api-review-manage-round-uncertain": MANAGERS,
     "api-review-manage-round": MANAGERS,
     "api-review-manage-round-extend": MANAGERS,
     "api-review-manage-round-status": MANAGERS,
@@ -272,6 +274,7 @@ WRITES: dict[tuple[str, str], frozenset[str]] = {
     ("api-review-manage-rounds", "POST"): MANAGERS,
     ("api-review-manage-guidelines", "PUT"): MANAGERS,
     ("review-round-new", "POST"): MANAGERS,
+    ("review-round-new-uncertain", "POST"): MANAGERS,
     ("people-person", "POST"): MANAGERS,
     ("review-guidelines", "POST"): MANAGERS,
     ("review-references", "POST"): MANAGERS,
@@ -342,6 +345,7 @@ NOT_200: dict[str, tuple[set[int], str]] = {
     "api-review-submit": ({400}, "no votes"),
     "api-review-flag": ({400}, "a flag needs a reason"),
     "api-review-manage-rounds": ({400}, "POST: an empty round definition"),
+    "api-review-manage-round-uncertain": ({400}, "an empty round definition"),
     "api-review-manage-round-extend": ({400}, "no fraction given"),
     "api-review-manage-round-status": ({400}, "no status given"),
     "api-review-manage-reassign": ({400}, "no expert given"),

@@ -179,7 +179,8 @@ class RoundCreateInput(serializers.Serializer):
     fraction = serializers.FloatField(default=0.3, validators=[_finite])
     seed = serializers.IntegerField(default=20251, min_value=-INT32 - 1, max_value=INT32)
     sampling = serializers.ChoiceField(
-        choices=ReviewRound.Sampling.choices,
+        # "uncertainty" needs a judge run: POST /api/review/manage/rounds/uncertain/ (judging).
+        choices=ReviewRound.Sampling.choices[:2],
         default=ReviewRound.Sampling.PROPORTIONAL,
         help_text="proportional: the same share of every stratum; by_system: the same number "
         "of items per system (the agreement is weighted by inverse inclusion probabilities)",

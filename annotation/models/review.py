@@ -65,6 +65,7 @@ class ReviewRound(models.Model):
     class Sampling(models.TextChoices):
         PROPORTIONAL = "proportional", _("uniform (the same share of every stratum)")
         BY_SYSTEM = "by_system", _("stratified by system (the same number per system)")
+        UNCERTAINTY = "uncertainty", _("more where the judge is unsure")
 
     benchmark = models.ForeignKey(Benchmark, on_delete=models.CASCADE, related_name="rounds")
     name = models.CharField(_("name"), max_length=100, unique=True)
@@ -75,6 +76,10 @@ class ReviewRound(models.Model):
     sampling = models.CharField(
         _("sampling design"), max_length=16, choices=Sampling.choices, default="proportional"
     )
+    # Under the uncertainty design, every response's chance, drawn or not ({response id:
+    # chance}): estimators that use the undrawn responses too (the corrected scores) need
+    # theirs, which no item records.
+    design_chances = models.JSONField(null=True, blank=True, editable=False)
     raters_per_item = models.PositiveSmallIntegerField(_("raters per item"), default=3)
     max_items_per_expert = models.PositiveIntegerField(
         _("cap per expert (0: an even share)"), default=0

@@ -1,7 +1,7 @@
 """Opening and steering review rounds."""
 
 import datetime as dt
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from django.db import connection, transaction
 from django.utils.translation import gettext as _
@@ -11,10 +11,12 @@ from annotation.models import Benchmark, Guideline, Response, ReviewItem, Review
 from annotation.review_sampling import (
     BY_SYSTEM,
     DESIGNS,
+    UNCERTAINTY,
     Unit,
     equal_per_system_sample,
     hand_out_order,
     inclusion_probabilities,
+    poisson_sample,
     stratified_sample,
 )
 from annotation.review_split import calibration_split
@@ -33,10 +35,16 @@ class RoundInvalid(Exception):
 
 
 def _units(round_: ReviewRound):
+    return population_units(benchmark=round_.benchmark, systems=round_.systems.all())
+
+
+def population_units(*, benchmark: Benchmark, systems) -> tuple[list[Unit], dict[int, int]]:
+    """The responses a round of these systems samples from (a case without a rubric cannot
+    be reviewed), and each one's case's current rubric version."""
     rows = (
         Response.objects.filter(
-            case__benchmark=round_.benchmark,
-            system__in=round_.systems.all(),
+            case__benchmark=benchmark,
+            system__in=systems,
             failed_generation=False,
         )
         .annotate(version_id=latest_version_id_subquery("case"))
@@ -54,10 +62,21 @@ def _units(round_: ReviewRound):
     return units, versions
 
 
-def _add_items(round_: ReviewRound, *, fraction: float, seed: int) -> int:
+def _add_items(
+    round_: ReviewRound,
+    *,
+    fraction: float,
+    seed: int,
+    given: Mapping[int, float] | None = None,
+) -> int:
     units, versions = _units(round_)
     already = set(round_.items.values_list("response_id", flat=True))
-    if round_.sampling == BY_SYSTEM:
+    if round_.sampling == UNCERTAINTY:
+        probability = _given_probabilities(units, given)
+        chosen = poisson_sample(probability, seed=seed, exclude=already)
+        round_.design_chances = {str(pk): p for pk, p in sorted(probability.items())}
+        round_.save(update_fields=["design_chances"])
+    elif round_.sampling == BY_SYSTEM:
         chosen = equal_per_system_sample(
             units, fraction=fraction, seed=seed, system_of=_system_of, exclude=already
         )
@@ -65,7 +84,8 @@ def _add_items(round_: ReviewRound, *, fraction: float, seed: int) -> int:
     else:
         chosen = stratified_sample(units, fraction=fraction, seed=seed, exclude=already)
         stratum_of = _whole
-    probability = inclusion_probabilities(units, already | set(chosen), stratum_of=stratum_of)
+    if round_.sampling != UNCERTAINTY:
+        probability = inclusion_probabilities(units, already | set(chosen), stratum_of=stratum_of)
     # Items added by an extension are handed out after the first ones, shuffled as well.
     ranks = hand_out_order(chosen, seed=round_.seed, start=len(already))
     # Items added by an extension are split by the same share, drawn apart from the first.
@@ -92,6 +112,20 @@ def _add_items(round_: ReviewRound, *, fraction: float, seed: int) -> int:
         changed.append(item)
     ReviewItem.objects.bulk_update(changed, ["inclusion_probability"], batch_size=1000)
     return len(chosen)
+
+
+def _given_probabilities(units: list[Unit], given: Mapping[int, float] | None) -> dict[int, float]:
+    """The chances the caller computed, one in (0, 1] for every response of the population:
+    a response left out, or given no chance, would have no inverse weight."""
+    population = {unit.response_id for unit in units}
+    given = dict(given or {})
+    if set(given) != population:
+        raise RoundInvalid(
+            _("The sampling chances must name every response of the round's systems, once.")
+        )
+    if any(not 0 < p <= 1 for p in given.values()):
+        raise RoundInvalid(_("Every sampling chance must be more than 0 and at most 1."))
+    return given
 
 
 def _system_of(stratum) -> int:
@@ -131,6 +165,8 @@ def round_open(
     calibration_share: float = 0.0,
     split_seed: int | None = None,
     sampling: str = "proportional",
+    probabilities: Mapping[int, float] | None = None,
+    chances_from: dict | None = None,
     user=None,
 ) -> ReviewRound:
     """Sample the responses (stratified by difficulty, scenario and system, reproducible from
@@ -139,7 +175,10 @@ def round_open(
     With a `calibration_share`, the items are split there and then into a calibration part
     and a held-out part (annotation.review_split), from `split_seed` (by default the seed).
     `sampling` "by_system" draws the same number of items from every system instead of the
-    same share of every stratum; either way each item keeps its inclusion probability."""
+    same share of every stratum; either way each item keeps its inclusion probability.
+    `sampling` "uncertainty" takes the chances as given (`probabilities`, one per response
+    of the systems, worked out by whoever knows what makes a response worth a look) and
+    draws each response on its own from the seed (Poisson sampling)."""
     name = name.strip()
     if not name:
         raise RoundInvalid(_("Give the round a name."))
@@ -154,6 +193,8 @@ def round_open(
             _("Unknown sampling design “%(design)s”: use proportional or by_system.")
             % {"design": sampling}
         )
+    if (sampling == UNCERTAINTY) != (probabilities is not None):
+        raise RoundInvalid(_("Chances are given with the uncertainty design, and only with it."))
     if not 0 <= calibration_share <= 1:
         raise RoundInvalid(_("The calibration share must be at least 0 and at most 1."))
     if len(experts) < raters_per_item:
@@ -180,7 +221,7 @@ def round_open(
         )
         round_.systems.set(systems)
         round_.experts.set(experts)
-        if not _add_items(round_, fraction=fraction, seed=seed):
+        if not _add_items(round_, fraction=fraction, seed=seed, given=probabilities):
             raise RoundInvalid(_("The sample is empty: these systems have no responses."))
         _item_statistics_refresh()
         rater_pseudonyms_assign(
@@ -201,6 +242,8 @@ def round_open(
                 "close_when_decided": close_when_decided,
                 "calibration_share": calibration_share,
                 "split_seed": round_.split_seed,
+                # Where given chances came from (e.g. the judge runs), for the record.
+                **({"chances_from": chances_from} if chances_from else {}),
             },
         )
     return round_
@@ -221,6 +264,12 @@ def round_extend(*, round_: ReviewRound, fraction: float, user=None) -> int:
         raise RoundInvalid(_("Extend to a larger fraction than the round has now."))
     if round_.status == Status.CLOSED:
         raise RoundInvalid(_("Reopen the round before extending it."))
+    if round_.sampling == UNCERTAINTY:
+        # Its chances came from a judge's run when it opened; growing it would need them
+        # again, worked out for the larger fraction.
+        raise RoundInvalid(
+            _("A round sampled where the judge is unsure cannot be extended: open a new one.")
+        )
     with transaction.atomic():
         added = _add_items(round_, fraction=fraction, seed=round_.seed + 1)
         _item_statistics_refresh()

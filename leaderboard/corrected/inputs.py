@@ -5,14 +5,16 @@ on the same criteria.
 A response is labelled when it is one of the round's sampled (not reference) items, the
 board judged it on the rubric version the round froze, and every criterion of that version
 has a majority of at least the round's full complement of raters (`raters_per_item`).
-Every other judged response is unlabelled. Five queries whatever the size.
+Every other judged response is unlabelled. Five queries whatever the size (six for a
+round that keeps every response's chance).
 
 Each judged response also gets the chance the round's design gave it of being drawn (the
 estimators weigh by its inverse, `ppi_quantities`): a drawn item's recorded inclusion
 probability, and for the others the one chance their group's items share (the system's
-when sampled by system, the round's otherwise). Either design today gives every response of
-a system one chance, so the weights change no corrected number; they are read so that a
-design with unequal chances within a system is weighted, not silently ignored.
+when sampled by system, the round's otherwise). Those two designs give every response of a
+system one chance, so the weights change no corrected number. A round sampled where the
+judge is unsure keeps every response's chance (`ReviewRound.design_chances`, one more
+query): those are used, so its unequal chances are weighted, not silently ignored.
 """
 
 from collections import defaultdict
@@ -20,7 +22,7 @@ from dataclasses import dataclass, field
 
 from django.db.models import Count, Q
 
-from annotation.models import Criterion, ReviewItem, ReviewRound
+from annotation.models import Criterion, Response, ReviewItem, ReviewRound
 from annotation.review_sampling import BY_SYSTEM
 from annotation.selectors.review import current_votes
 from leaderboard.corrected.assemble import (
@@ -78,6 +80,16 @@ def _vote_counts(round_: ReviewRound) -> dict[int, dict[int, tuple[int, int]]]:
     return counts
 
 
+def _design_chances(given: dict, keys) -> dict:
+    """The chances a round kept for every response (the uncertainty design), by (system,
+    case); a judged response the round did not sample from has none."""
+    rows = Response.objects.filter(pk__in=[int(pk) for pk in given]).values_list(
+        "pk", "system__name", "case__external_id"
+    )
+    known = {(system, case): given[str(pk)] for pk, system, case in rows}
+    return {key: known.get(key) for key in keys}
+
+
 def corrected_inputs(*, board: BoardRuns, round_: ReviewRound) -> CorrectedInputs:
     judged, _failed = board_case_verdicts(board=board)
     versions = {
@@ -113,6 +125,8 @@ def corrected_inputs(*, board: BoardRuns, round_: ReviewRound) -> CorrectedInput
             for case in cases
         },
     )
+    if round_.design_chances:
+        chances = _design_chances(round_.design_chances, chances.keys())
     inputs = CorrectedInputs(pairs={}, sampled=len(items), design=round_.sampling)
     not_labelled: dict[str, int] = defaultdict(int)
     seen: set[tuple[str, str]] = set()
