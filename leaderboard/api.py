@@ -77,7 +77,7 @@ class SnapshotOutput(serializers.ModelSerializer):
     runs = serializers.PrimaryKeyRelatedField(many=True, read_only=True)
     published_by = serializers.CharField(source="published_by.get_username")
     # The name of the round whose votes corrected the board, null when none did.
-    corrected_by = serializers.CharField(source="corrected_by.name", default=None)
+    corrected_by = serializers.CharField(source="corrected_by.name", default=None, allow_null=True)
 
     class Meta:
         model = LeaderboardSnapshot
