@@ -14,6 +14,7 @@ from annotation.models import ReviewRound
 LABELS = {
     "round": gettext_lazy("Round"),
     "corrected_by": gettext_lazy("Corrected by"),
+    "chances_from": gettext_lazy("Chances from"),
     "round_id": gettext_lazy("Round number"),
     "items": gettext_lazy("Items"),
     "item": gettext_lazy("Item"),

@@ -221,6 +221,8 @@ SPECTACULAR_SETTINGS = {
         "StatusEnum": "judging.models.JudgeRun.Status",
         "ReviewRoundStatusEnum": "annotation.models.ReviewRound.Status",
         "AssignmentStatusEnum": "annotation.models.Assignment.Status",
+        # A round reports its design (three); opening one offers two (the third needs a run).
+        "ReviewRoundSamplingEnum": "annotation.models.ReviewRound.Sampling",
     },
 }
 
