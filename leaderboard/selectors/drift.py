@@ -102,10 +102,12 @@ def anchor_responses(*, anchor_set: AnchorSet) -> list[tuple[int, dict[int, bool
     return [(response, gold[response]) for response in sorted(order, key=order.get)]
 
 
-def _provider_labels(run_ids: list[int]) -> dict[int, tuple[set, set]]:
+def _provider_labels(run_ids: list[int], responses: list[int]) -> dict[int, tuple[set, set]]:
+    """Per run, the model strings and fingerprints the provider answered the anchor calls
+    with (only those: a run's other calls would make the page scan every attempt)."""
     labels: dict[int, tuple[set, set]] = defaultdict(lambda: (set(), set()))
     for run, model, fingerprint in (
-        JudgeAttempt.objects.filter(task__run_id__in=run_ids)
+        JudgeAttempt.objects.filter(task__run_id__in=run_ids, task__response_id__in=responses)
         .values_list("task__run_id", "provider_model", "system_fingerprint")
         .distinct()
     ):
@@ -116,8 +118,9 @@ def _provider_labels(run_ids: list[int]) -> dict[int, tuple[set, set]]:
     return labels
 
 
-def _anchor_runs(anchor_set: AnchorSet, version: JudgeVersion) -> list[AnchorRun]:
-    anchors = anchor_responses(anchor_set=anchor_set)
+def _anchor_runs(
+    anchor_set: AnchorSet, anchors: list[tuple[int, dict[int, bool]]], version: JudgeVersion
+) -> list[AnchorRun]:
     runs = list(
         JudgeRun.objects.filter(
             finished_judge_runs(),
@@ -135,7 +138,7 @@ def _anchor_runs(anchor_set: AnchorSet, version: JudgeVersion) -> list[AnchorRun
         verdicts[run][(response, criterion)] = hit
         if cached is not None:
             reused[run].add((response, criterion))
-    labels = _provider_labels([run.pk for run in runs])
+    labels = _provider_labels([run.pk for run in runs], [response for response, _ in anchors])
     rows, before = [], None
     for run in runs:
         judged = verdicts[run.pk]
@@ -160,9 +163,15 @@ def version_drift(*, benchmark: Benchmark, version: JudgeVersion) -> VersionDrif
     anchor_set = anchor_set_current(benchmark=benchmark)
     if anchor_set is None:
         return VersionDrift(None, version)
-    rows = _anchor_runs(anchor_set, version)
+    return _version_drift(anchor_set, anchor_responses(anchor_set=anchor_set), version)
+
+
+def _version_drift(
+    anchor_set: AnchorSet, anchors: list[tuple[int, dict[int, bool]]], version: JudgeVersion
+) -> VersionDrift:
+    rows = _anchor_runs(anchor_set, anchors, version)
     tested = [row for row in rows if row.agreement is not None]
-    sizes = [len(gold) for _response, gold in anchor_responses(anchor_set=anchor_set)]
+    sizes = [len(gold) for _response, gold in anchors]
     if not sizes:
         return VersionDrift(anchor_set, version, rows)
     test = drift_test([row.agree for row in tested], sizes)
@@ -179,8 +188,14 @@ def drifted_since(*, benchmark: Benchmark, version: JudgeVersion) -> datetime | 
 def drifted_versions(*, benchmark: Benchmark, version_ids) -> dict[int, VersionDrift]:
     """Of the given judge versions, those the drift test flagged on the benchmark."""
     found = {}
-    for version in JudgeVersion.objects.filter(pk__in=set(version_ids)).select_related("config"):
-        drift = version_drift(benchmark=benchmark, version=version)
+    versions = list(JudgeVersion.objects.filter(pk__in=set(version_ids)).select_related("config"))
+    anchor_set = anchor_set_current(benchmark=benchmark) if versions else None
+    if anchor_set is None:
+        return found
+    # The anchors are read once, whatever the number of versions on the board.
+    anchors = anchor_responses(anchor_set=anchor_set)
+    for version in versions:
+        drift = _version_drift(anchor_set, anchors, version)
         if drift.drifted:
             found[version.pk] = drift
     return found
