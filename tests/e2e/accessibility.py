@@ -8,7 +8,13 @@ BLOCKING = ("serious", "critical")
 
 def axe_violations(page) -> list[dict]:
     """The serious and critical WCAG 2.x A/AA (and best-practice) violations on the page as
-    it is now; pages stay as rendered, nothing is clicked."""
+    it is once its htmx requests have settled, as a reader sees it; nothing is clicked."""
+    # A fragment loading on "load" fades its indicator in; mid-fade its contrast is a frame
+    # of animation, not the page, so axe waits until no request, swap or settle is pending.
+    page.wait_for_load_state("networkidle")
+    page.wait_for_function(
+        "() => !document.querySelector('.htmx-request, .htmx-swapping, .htmx-settling')"
+    )
     if not page.evaluate("() => typeof window.axe !== 'undefined'"):
         # Evaluated by the browser's debugging protocol, which the page's
         # Content-Security-Policy does not govern (a <script> tag it would block).
