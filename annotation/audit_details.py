@@ -106,7 +106,7 @@ _VALUES = {
     },
     "kind": {"judge": gettext_lazy("judge run"), "generation": gettext_lazy("generation run")},
     "sampling": dict(ReviewRound.Sampling.choices),
-    # Why Concord itself changed a round's status (leaderboard.services.round_stop).
+    # Why Concord itself changed a round's status (leaderboard.sequential.services).
     "because": {"sequential test decided": gettext_lazy("the sequential test decided")},
     "profile": {
         "heartbench": gettext_lazy("HeartBench (the paper's catastrophic rule)"),

@@ -302,13 +302,13 @@ def main(argv: list[str] | None = None) -> None:
     from annotation.models import Vote
     from judging.models import Verdict
     from judging.scoring import Profile
-    from leaderboard.agreement import agreement_report
-    from leaderboard.exports import tidy_rows
+    from leaderboard.boards.selectors.runs import board_runs
+    from leaderboard.boards.selectors.scores import leaderboard_rows
     from leaderboard.exports.files import export_lines
-    from leaderboard.selectors.agreement import agreement_units
-    from leaderboard.selectors.boards import board_runs
-    from leaderboard.selectors.rubric_health import rubric_health
-    from leaderboard.selectors.scores import leaderboard_rows
+    from leaderboard.exports.tidy import tidy_rows
+    from leaderboard.report.agreement import agreement_report
+    from leaderboard.report.selectors.agreement import agreement_units
+    from leaderboard.rubric_health.selectors.health import rubric_health
 
     print(f"database: {vendor}")
     start = time.perf_counter()

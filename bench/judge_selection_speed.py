@@ -93,7 +93,7 @@ def seeded(args):
 def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
     vendor = setup_django(args.var_dir)
-    from leaderboard.selectors.judge_selection import judge_selection
+    from leaderboard.selection.selectors.versions import judge_selection
 
     print(f"database: {vendor}")
     start = time.perf_counter()

@@ -11,7 +11,7 @@ urlpatterns = [
     path("", include("annotation.people_urls")),
     path("", include("judging.urls")),
     path("", include("leaderboard.urls")),
-    path("", include("leaderboard.export_urls")),
+    path("", include("leaderboard.exports.urls")),
     path("", include("guides.urls")),
     path("api/", include("config.api_urls")),
     path("i18n/", include("django.conf.urls.i18n")),

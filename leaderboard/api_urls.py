@@ -5,12 +5,12 @@ from config.lazy_views import lazy_view
 urlpatterns = [
     path(
         "benchmarks/<slug:slug>/agreement/",
-        lazy_view("leaderboard.api.AgreementReport"),
+        lazy_view("leaderboard.report.api.AgreementReport"),
         name="api-agreement",
     ),
     path(
         "benchmarks/<slug:slug>/leaderboard/",
-        lazy_view("leaderboard.api.Leaderboard"),
+        lazy_view("leaderboard.boards.api.Leaderboard"),
         name="api-leaderboard",
     ),
     path(
@@ -20,12 +20,12 @@ urlpatterns = [
     ),
     path(
         "benchmarks/<slug:slug>/compare-runs/",
-        lazy_view("leaderboard.api_compare.CompareRuns"),
+        lazy_view("leaderboard.selection.api.CompareRuns"),
         name="api-compare-runs",
     ),
     path(
         "benchmarks/<slug:slug>/judge-selection/",
-        lazy_view("leaderboard.api_compare.JudgeSelection"),
+        lazy_view("leaderboard.selection.api.JudgeSelection"),
         name="api-judge-selection",
     ),
     path(
@@ -35,37 +35,37 @@ urlpatterns = [
     ),
     path(
         "benchmarks/<slug:slug>/gate-evaluations/",
-        lazy_view("leaderboard.api.GateEvaluations"),
+        lazy_view("leaderboard.gate.api.GateEvaluations"),
         name="api-gate-evaluations",
     ),
     path(
         "benchmarks/<slug:slug>/leaderboards/",
-        lazy_view("leaderboard.api.Leaderboards"),
+        lazy_view("leaderboard.gate.api.Leaderboards"),
         name="api-leaderboards",
     ),
     path(
         "benchmarks/<slug:slug>/leaderboards/<int:snapshot_id>/bundle",
-        lazy_view("leaderboard.api.SnapshotBundle"),
+        lazy_view("leaderboard.exports.api_bundle.SnapshotBundle"),
         name="api-leaderboard-bundle",
     ),
     path(
         "benchmarks/<slug:slug>/export-jobs/",
-        lazy_view("leaderboard.api_export_jobs.ExportJobCollection"),
+        lazy_view("leaderboard.exports.api.ExportJobCollection"),
         name="api-export-job-list",
     ),
     path(
         "benchmarks/<slug:slug>/export-jobs/<int:job_id>/",
-        lazy_view("leaderboard.api_export_jobs.ExportJobItem"),
+        lazy_view("leaderboard.exports.api.ExportJobItem"),
         name="api-export-job-detail",
     ),
     path(
         "benchmarks/<slug:slug>/export-jobs/<int:job_id>/file",
-        lazy_view("leaderboard.api_export_jobs.ExportJobFile"),
+        lazy_view("leaderboard.exports.api.ExportJobFile"),
         name="api-export-job-file",
     ),
     path(
         "signing-key/",
-        lazy_view("leaderboard.api_signing.SigningKey"),
+        lazy_view("leaderboard.exports.api_signing.SigningKey"),
         name="api-signing-key",
     ),
 ]

@@ -3,8 +3,8 @@
 from celery import shared_task
 from celery.signals import worker_ready
 
-from leaderboard.services.export_jobs import export_job_run, export_jobs_revive
-from leaderboard.services.round_stop import round_decision_check
+from leaderboard.exports.services import export_job_run, export_jobs_revive
+from leaderboard.sequential.services import round_decision_check
 
 
 @shared_task(acks_late=True, reject_on_worker_lost=True)

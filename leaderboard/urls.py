@@ -5,37 +5,37 @@ from config.lazy_views import lazy_view
 urlpatterns = [
     path(
         "benchmarks/<slug:slug>/judges/<int:version_id>/drift/",
-        lazy_view("leaderboard.views.drift.drift_page"),
+        lazy_view("leaderboard.drift.views.drift_page"),
         name="judge-drift",
     ),
     path(
         "benchmarks/<slug:slug>/judges/<int:version_id>/drift/anchors/",
-        lazy_view("leaderboard.views.drift.drift_anchors_make"),
+        lazy_view("leaderboard.drift.views.drift_anchors_make"),
         name="judge-drift-anchors",
     ),
     path(
         "agreement/rounds/<int:round_id>/sequential/",
-        lazy_view("leaderboard.views.round_stop.round_sequential_card"),
+        lazy_view("leaderboard.sequential.views.round_sequential_card"),
         name="round-sequential",
     ),
     path(
         "agreement/round-plan/",
-        lazy_view("leaderboard.views.round_stop.round_plan_panel"),
+        lazy_view("leaderboard.sequential.views.round_plan_panel"),
         name="round-plan",
     ),
     path(
         "benchmarks/<slug:slug>/agreement/",
-        lazy_view("leaderboard.views.agreement.agreement_page"),
+        lazy_view("leaderboard.report.views.agreement.agreement_page"),
         name="agreement",
     ),
     path(
         "benchmarks/<slug:slug>/agreement/gate/",
-        lazy_view("leaderboard.views.agreement.gate_record"),
+        lazy_view("leaderboard.report.views.agreement.gate_record"),
         name="gate-record",
     ),
     path(
         "benchmarks/<slug:slug>/gate-policy/",
-        lazy_view("leaderboard.views.gate_policy.gate_policy_page"),
+        lazy_view("leaderboard.gate.views.gate_policy_page"),
         name="gate-policy",
     ),
     path(
@@ -45,7 +45,7 @@ urlpatterns = [
     ),
     path(
         "benchmarks/<slug:slug>/agreement/judges/",
-        lazy_view("leaderboard.views.judge_selection.judge_selection_page"),
+        lazy_view("leaderboard.selection.views.judge_selection_page"),
         name="judge-selection",
     ),
     path(
@@ -55,32 +55,32 @@ urlpatterns = [
     ),
     path(
         "benchmarks/<slug:slug>/agreement/disagreements/",
-        lazy_view("leaderboard.views.agreement.disagreement_page"),
+        lazy_view("leaderboard.report.views.agreement.disagreement_page"),
         name="disagreements",
     ),
     path(
         "benchmarks/<slug:slug>/agreement/disagreements/<int:response_id>/",
-        lazy_view("leaderboard.views.agreement.disagreement_case_page"),
+        lazy_view("leaderboard.report.views.agreement.disagreement_case_page"),
         name="disagreement-case",
     ),
     path(
         "benchmarks/<slug:slug>/rubrics/health/",
-        lazy_view("leaderboard.views.rubric_health.rubric_health_page"),
+        lazy_view("leaderboard.rubric_health.views.health.rubric_health_page"),
         name="rubric-health",
     ),
     path(
         "benchmarks/<slug:slug>/cases/<str:external_id>/rubric/health/",
-        lazy_view("leaderboard.views.rubric_health.rubric_health_versions"),
+        lazy_view("leaderboard.rubric_health.views.health.rubric_health_versions"),
         name="rubric-health-versions",
     ),
     path(
         "benchmarks/<slug:slug>/cases/<str:external_id>/rubric/clarify/",
-        lazy_view("leaderboard.views.rubric_clarify.rubric_clarify"),
+        lazy_view("leaderboard.rubric_health.views.clarify.rubric_clarify"),
         name="rubric-clarify",
     ),
     path(
         "benchmarks/<slug:slug>/leaderboard/",
-        lazy_view("leaderboard.views.leaderboard.leaderboard_page"),
+        lazy_view("leaderboard.boards.views.leaderboard_page"),
         name="leaderboard",
     ),
     path(
@@ -90,22 +90,22 @@ urlpatterns = [
     ),
     path(
         "benchmarks/<slug:slug>/leaderboard/publish/",
-        lazy_view("leaderboard.views.leaderboard.leaderboard_publish_view"),
+        lazy_view("leaderboard.boards.views.leaderboard_publish_view"),
         name="leaderboard-publish",
     ),
     path(
         "benchmarks/<slug:slug>/leaderboard/published/<int:snapshot_id>/",
-        lazy_view("leaderboard.views.leaderboard.snapshot_page"),
+        lazy_view("leaderboard.boards.views.snapshot_page"),
         name="leaderboard-snapshot",
     ),
     path(
         "benchmarks/<slug:slug>/leaderboard/published/<int:snapshot_id>/bundle.zip",
-        lazy_view("leaderboard.views.leaderboard.snapshot_bundle"),
+        lazy_view("leaderboard.boards.views.snapshot_bundle"),
         name="leaderboard-bundle",
     ),
     path(
         "signing-key/",
-        lazy_view("leaderboard.views.signing_key.signing_key_page"),
+        lazy_view("leaderboard.exports.views_signing.signing_key_page"),
         name="signing-key",
     ),
 ]

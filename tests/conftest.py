@@ -157,14 +157,14 @@ def judge_config(**values):
 
 def board_of(*runs):
     """The leaderboard of exactly these runs."""
-    from leaderboard.selectors.boards import board_runs
+    from leaderboard.boards.selectors.runs import board_runs
 
     return board_runs(benchmark=runs[0].benchmark, runs=[run.pk for run in runs])
 
 
 def evidence_of(round_, run=None, **options):
     """The agreement evidence of a round and a run (or `latest`)."""
-    from leaderboard.selectors.evidence import agreement_evidence
+    from leaderboard.evidence.selectors.pick import agreement_evidence
 
     return agreement_evidence(
         benchmark=round_.benchmark,

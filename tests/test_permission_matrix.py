@@ -36,8 +36,8 @@ from annotation.services.review_assignment import assignment_next
 from annotation.services.review_rounds import round_open
 from judging.models import JudgeRun
 from judging.services.judgments_import import judgments_import
+from leaderboard.exports.services import export_job_run
 from leaderboard.models import ExportJob, GateEvaluation, LeaderboardSnapshot
-from leaderboard.services.export_jobs import export_job_run
 from tests.conftest import PASSWORD, evidence_of, jsonl_bytes, lines, question
 
 ANONYMOUS = "anonymous"

@@ -4,7 +4,7 @@ A reason is a string so that it sits in a `Value`, a stored report or a publishe
 as it is: the code alone (``"no_cases"``), or the code with its values
 (``"no_scene_cases:scene=%E8%81%8C%E5%9C%BA"``), each value percent-encoded so that any
 scene name, or a nested reason, survives. The pages, the PDF and the API put a code into
-words (`leaderboard/wording_reasons.py`); `CODES` lists every code this package may give,
+words (`leaderboard/report/wording_reasons.py`); `CODES` lists every code this package may give,
 with the names of its values, and a test holds the wording to it.
 """
 

@@ -11,10 +11,10 @@ from accounts.access import HasPermission
 from annotation.selectors.benchmarks import benchmark_get
 from core.permissions import Perm
 from judging.scoring import Profile
+from leaderboard.boards.selectors.runs import BoardNotFound
 from leaderboard.corrected.board import RoundNotFound, corrected_board
 from leaderboard.corrected.views import BadQuery, board_query
 from leaderboard.corrected.wording import with_reason_words
-from leaderboard.selectors.boards import BoardNotFound
 
 
 class CorrectedLeaderboard(APIView):

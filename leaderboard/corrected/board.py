@@ -9,9 +9,9 @@ of equal bias. Numbers at full precision; undefined ones are None with a reason 
 from annotation.models import Assignment, Benchmark, ReviewRound
 from config.version import CONCORD_VERSION
 from judging.scoring import Profile
+from leaderboard.boards.selectors.runs import BoardRuns, judge_version_header
 from leaderboard.corrected.assemble import board_numbers
 from leaderboard.corrected.inputs import corrected_inputs
-from leaderboard.selectors.boards import BoardRuns, judge_version_header
 from leaderboard.stats.ppi import ALPHA, MIN_LABELLED
 from leaderboard.stats.ppi_ranks import DEFAULT_BIAS_MARGIN
 

@@ -7,10 +7,10 @@ import math
 from django.core.management.base import CommandError
 
 from annotation.models import Benchmark
+from leaderboard.boards.selectors.runs import BoardRuns
 from leaderboard.corrected.board import RoundNotFound, corrected_board, correcting_round
 from leaderboard.corrected.wording import reason_words
 from leaderboard.management.cli import render_table
-from leaderboard.selectors.boards import BoardRuns
 
 MISSING = "-"
 

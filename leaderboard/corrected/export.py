@@ -6,8 +6,8 @@ from collections.abc import Iterator
 from annotation.models import ReviewRound
 from judging.models import JudgeRun
 from judging.scoring import Profile
+from leaderboard.boards.selectors.runs import board_runs
 from leaderboard.corrected.board import corrected_board
-from leaderboard.selectors.boards import board_runs
 
 CORRECTED_HEADER = (
     "benchmark",

@@ -25,6 +25,8 @@ from django.db.models import Count, Q
 from annotation.models import Criterion, Response, ReviewItem, ReviewRound
 from annotation.review_sampling import BY_SYSTEM
 from annotation.selectors.review import current_votes
+from leaderboard.boards.selectors.runs import BoardRuns
+from leaderboard.boards.selectors.scores import board_case_verdicts
 from leaderboard.corrected.assemble import (
     INCOMPLETE,
     NOT_ON_BOARD,
@@ -33,8 +35,6 @@ from leaderboard.corrected.assemble import (
     design_probabilities,
     experts_case,
 )
-from leaderboard.selectors.boards import BoardRuns
-from leaderboard.selectors.scores import board_case_verdicts
 from leaderboard.stats.ppi_quantities import ResponsePair
 
 

@@ -3,8 +3,8 @@ one sentence in plain words, and the abilities; the bias test in words."""
 
 from django.utils.translation import gettext as _
 
+from leaderboard.boards.selectors.scores import heatmap_columns
 from leaderboard.corrected.wording import reading, reason_words
-from leaderboard.selectors.scores import heatmap_columns
 
 
 def _entry(entry: dict) -> dict:

@@ -9,9 +9,9 @@ from accounts.access import permission_needed
 from annotation.selectors.benchmarks import benchmark_get
 from core.permissions import Perm
 from judging.scoring import Profile
+from leaderboard.boards.selectors.runs import BoardNotFound, board_runs
 from leaderboard.corrected.board import RoundNotFound, corrected_board, correcting_round
 from leaderboard.corrected.reading import corrected_view
-from leaderboard.selectors.boards import BoardNotFound, board_runs
 
 PROFILES = {p.value for p in Profile}
 

@@ -3,10 +3,10 @@ per system saying which way the experts' votes move its score."""
 
 from django.utils.translation import gettext as _
 
+from leaderboard.report.wording_reasons import SENTENCES as ALL_SENTENCES
 from leaderboard.stats import ppi, ppi_ranks
-from leaderboard.wording_reasons import SENTENCES as ALL_SENTENCES
 
-# The corrected board's reasons, worded where every reason is (leaderboard.wording_reasons).
+# The corrected board's reasons, worded where every reason is (leaderboard.report.wording_reasons).
 SENTENCES = {
     code: ALL_SENTENCES[code]
     for code in (

@@ -8,23 +8,3 @@ pages with a fixed handful of queries per page (never one per row).
 
 Experts are named only by their per-round pseudonym (`rater_pseudonyms`), never by username.
 """
-
-from leaderboard.exports.headers import (
-    SCORES_HEADER,
-    TIDY_HEADER,
-    VERDICTS_HEADER,
-    VOTES_HEADER,
-)
-from leaderboard.exports.tables import case_score_rows, verdict_rows, votes_rows
-from leaderboard.exports.tidy import tidy_rows
-
-__all__ = [
-    "SCORES_HEADER",
-    "TIDY_HEADER",
-    "VERDICTS_HEADER",
-    "VOTES_HEADER",
-    "case_score_rows",
-    "tidy_rows",
-    "verdict_rows",
-    "votes_rows",
-]

@@ -10,7 +10,7 @@ from annotation.models import ReviewItem, ReviewRound
 from config.version import CONCORD_VERSION
 from judging.models import JudgeRun, JudgeTask
 from judging.scoring import Profile
-from leaderboard.provenance import rubric_versions_of
+from leaderboard.evidence.provenance import rubric_versions_of
 
 
 def _run_record(run: JudgeRun) -> dict:

@@ -8,7 +8,7 @@ from judging.models import JudgeRun, JudgeTask, MemberVerdict
 from judging.scoring import CaseVerdicts, Profile, ScoredCriterion, score_case
 from judging.selectors.ensemble import unit_votes
 from leaderboard.exports.values import CHUNK_SIZE, flag, rater_name, when
-from leaderboard.selectors.agreement import rater_pseudonyms
+from leaderboard.report.selectors.agreement import rater_pseudonyms
 
 
 def votes_rows(*, round_: ReviewRound) -> Iterator[list]:

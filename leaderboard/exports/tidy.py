@@ -13,7 +13,7 @@ from annotation.models import Criterion, ReviewItem, ReviewRound, Vote
 from core.tables import FORMULA_START, csv_cell, csv_join, spreadsheet_cells, spreadsheet_text
 from judging.models import JudgeRun, JudgeTask, Verdict
 from leaderboard.exports.values import rater_name
-from leaderboard.selectors.agreement import rater_pseudonyms
+from leaderboard.report.selectors.agreement import rater_pseudonyms
 
 # Items per page of the tidy export.
 CHUNK_SIZE = 500

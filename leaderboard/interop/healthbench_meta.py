@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from annotation.models import ReviewItem, ReviewRound
 from annotation.selectors.review import current_votes
 from annotation.selectors.rubrics import criteria_by_version
-from leaderboard.selectors.agreement import rater_pseudonyms
+from leaderboard.report.selectors.agreement import rater_pseudonyms
 from leaderboard.stats.alt_test import MIN_LABELS
 
 FORMAT = "healthbench-meta-eval"

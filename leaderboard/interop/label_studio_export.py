@@ -23,7 +23,7 @@ from annotation.interop.label_studio import (
 from annotation.models import ReferenceAnswer, ReviewItem, ReviewRound, Vote
 from annotation.selectors.rubrics import criteria_by_version
 from judging.models import JudgeRun, JudgeTask, Verdict
-from leaderboard.selectors.agreement import rater_pseudonyms
+from leaderboard.report.selectors.agreement import rater_pseudonyms
 
 
 @dataclass(frozen=True)

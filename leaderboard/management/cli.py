@@ -8,7 +8,7 @@ import unicodedata
 from django.core.management.base import CommandError
 
 from annotation.models import Benchmark
-from leaderboard.selectors.evidence import EvidenceNotFound, agreement_evidence
+from leaderboard.evidence.selectors.pick import EvidenceNotFound, agreement_evidence
 
 
 def add_json_argument(parser) -> None:

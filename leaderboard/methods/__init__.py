@@ -3,7 +3,7 @@ reliability, the judge's agreement with its intervals, the gate, the judge's exa
 Concord's version and the bundle, written from the agreement report's own evidence.
 
 - `facts` (Django): `methods_facts(evidence)` gathers plain data from the evidence that
-  `leaderboard.selectors.evidence.agreement_evidence` picked, the report's numbers under the
+  `leaderboard.evidence.selectors.pick.agreement_evidence` picked, the report's numbers under the
   report's own keys.
 - `text` (pure): `methods_text(facts, lang=..., fmt=...)` writes it in English or Simplified
   Chinese, as Markdown or LaTeX; `phrases_en` and `phrases_zh` hold the wording.

@@ -4,9 +4,9 @@ the page, the API and the command share (`leaderboard.corrected.board.corrected_
 Present only when at least one system has a corrected overall score."""
 
 from judging.scoring import Profile
+from leaderboard.boards.selectors.runs import BoardRuns
 from leaderboard.corrected.board import corrected_board
-from leaderboard.selectors.boards import BoardRuns
-from leaderboard.selectors.evidence import Evidence
+from leaderboard.evidence.selectors.pick import Evidence
 
 # Of each system's overall entry, what the methods section states.
 ENTRY_KEYS = (

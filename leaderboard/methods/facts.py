@@ -1,5 +1,5 @@
 """What the methods section states, as plain data, from the evidence of an agreement report
-(`leaderboard.selectors.evidence.agreement_evidence`): the report's numbers under the report's
+(`leaderboard.evidence.selectors.pick.agreement_evidence`): the report's numbers under the report's
 own keys, and what the round, its raters, the judge version and the published board record.
 Nothing here picks runs or votes: the raters are those whose votes are in the evidence."""
 
@@ -9,12 +9,12 @@ from annotation import audit_actions
 from annotation.models import ExpertProfile
 from config.version import CONCORD_VERSION
 from core.models import AuditEvent
+from leaderboard.boards.selectors.runs import judge_version_header
+from leaderboard.evidence.selectors.pick import Evidence, evidence_header
 from leaderboard.methods.corrected import corrected_scores
 from leaderboard.methods.text import CITATIONS, citation_keys
 from leaderboard.models import LeaderboardSnapshot
-from leaderboard.selectors.agreement import rater_pseudonyms
-from leaderboard.selectors.boards import judge_version_header
-from leaderboard.selectors.evidence import Evidence, evidence_header
+from leaderboard.report.selectors.agreement import rater_pseudonyms
 
 # The report's entries the methods section states, under the report's keys.
 REPORT_KEYS = (
@@ -148,7 +148,9 @@ def _bundle(snapshot: LeaderboardSnapshot | None) -> dict | None:
     """The published leaderboard's number and its bundle's SHA-256 (None: not published)."""
     if snapshot is None:
         return None
-    from leaderboard.bundles.citation import bundle_hash  # may build the bundle: when needed
+    from leaderboard.exports.bundles.citation import (
+        bundle_hash,  # may build the bundle: when needed
+    )
 
     return {"snapshot": snapshot.pk, "sha256": bundle_hash(snapshot)}
 

@@ -9,10 +9,10 @@ from django.utils.translation import gettext as _
 from accounts.access import permission_needed
 from annotation.selectors.benchmarks import benchmark_get
 from core.permissions import Perm
+from leaderboard.evidence.selectors.pick import EvidenceNotFound, agreement_evidence
 from leaderboard.methods.facts import MethodsUnavailable, methods_facts
 from leaderboard.methods.text import methods_text
 from leaderboard.methods.writer import FORMATS, LANGUAGES
-from leaderboard.selectors.evidence import EvidenceNotFound, agreement_evidence
 
 # The choices offered on the page, worded for people.
 LANGUAGE_LABELS = {"en": "English", "zh-hans": "简体中文"}

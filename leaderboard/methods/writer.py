@@ -17,7 +17,7 @@ class MethodsInputError(ValueError):
     """A language or format the methods section is not written in."""
 
 
-# Formatting, as the pages do (leaderboard.reading.percent and coefficient).
+# Formatting, as the pages do (leaderboard.report.reading.percent and coefficient).
 
 
 def percent(value: float | None) -> str | None:

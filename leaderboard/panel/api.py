@@ -11,7 +11,7 @@ from annotation.selectors.benchmarks import benchmark_get
 from core.permissions import Perm
 from leaderboard.panel.selectors import PanelInputError
 from leaderboard.panel.views import panel_query
-from leaderboard.wording_reasons import with_reason_texts
+from leaderboard.report.wording_reasons import with_reason_texts
 
 
 class JudgePanel(APIView):

@@ -4,8 +4,8 @@ row per expert across the margins, and the F1 table."""
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
-from leaderboard.reading import percent
-from leaderboard.wording_reasons import reason_text
+from leaderboard.report.reading import percent
+from leaderboard.report.wording_reasons import reason_text
 
 
 def _margin_sentence(key: str, test: dict) -> str:

@@ -12,9 +12,9 @@ from django.utils.translation import gettext as _
 
 from annotation.models import Benchmark
 from config.version import CONCORD_VERSION
-from leaderboard.selectors.agreement import agreement_units
-from leaderboard.selectors.boards import judge_version_header
-from leaderboard.selectors.evidence import Evidence, EvidenceNotFound, agreement_evidence
+from leaderboard.boards.selectors.runs import judge_version_header
+from leaderboard.evidence.selectors.pick import Evidence, EvidenceNotFound, agreement_evidence
+from leaderboard.report.selectors.agreement import agreement_units
 from leaderboard.stats.alt_test import (
     EPSILONS,
     FDR_Q,

@@ -7,9 +7,9 @@ from django.utils.translation import gettext as _
 from accounts.access import permission_needed
 from annotation.selectors.benchmarks import benchmark_get
 from core.permissions import Perm
+from leaderboard.evidence.selectors.pick import benchmark_judges, benchmark_rounds
 from leaderboard.panel.reading import panel_view
 from leaderboard.panel.selectors import PanelInputError, judge_panel, parse_epsilons
-from leaderboard.selectors.evidence import benchmark_judges, benchmark_rounds
 from leaderboard.stats.alt_test import MIN_EXPERTS, MIN_ITEMS
 
 # The agreement reports' readers: the page shows the judge's verdicts beside the experts'.

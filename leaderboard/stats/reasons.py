@@ -29,7 +29,7 @@ NO_VOTES = "no_votes"
 NO_PAIRED_UNITS = "no_paired_units"
 SEQUENTIAL_THRESHOLD = "sequential_threshold"
 SEQUENTIAL_UNEQUAL_CHANCES = "sequential_unequal_chances"
-# Choosing a judge (leaderboard.judge_selection): its cost, its speed, the choice itself.
+# Choosing a judge (leaderboard.selection.choice): its cost, its speed, the choice itself.
 NO_PRICES = "no_prices"
 NO_USAGE_RECORDED = "no_usage_recorded"
 NO_LATENCY_RECORDED = "no_latency_recorded"

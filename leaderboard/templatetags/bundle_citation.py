@@ -3,7 +3,7 @@ import logging
 from django import template
 from django.utils.translation import gettext as _
 
-from leaderboard.bundles.citation import bundle_hash as _bundle_hash
+from leaderboard.exports.bundles.citation import bundle_hash as _bundle_hash
 
 register = template.Library()
 logger = logging.getLogger(__name__)
@@ -11,7 +11,7 @@ logger = logging.getLogger(__name__)
 
 @register.simple_tag
 def bundle_hash(snapshot) -> str:
-    """The published leaderboard's bundle hash (see leaderboard.bundles.citation). A bundle
+    """The published leaderboard's bundle hash (see leaderboard.exports.bundles.citation). A bundle
     that cannot be written is logged and said so: the board itself stays readable."""
     try:
         return _bundle_hash(snapshot)

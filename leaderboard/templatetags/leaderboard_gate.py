@@ -1,8 +1,8 @@
-"""The gate's history and refusals on the pages (leaderboard.gate_history's report entry)."""
+"""The gate's history and refusals on the pages (leaderboard.gate.history's report entry)."""
 
 from django import template
 
-from leaderboard.wording_gate import PICKED_BY, gate_refusal_text
+from leaderboard.gate.wording import PICKED_BY, gate_refusal_text
 
 register = template.Library()
 
@@ -14,5 +14,5 @@ def gate_refusal(gate: dict) -> str:
 
 @register.filter
 def picked_by(rule: str) -> str:
-    """How a reading's judge was picked, for people (leaderboard.selectors.judge_choice)."""
+    """How a reading's judge was picked, for people (evidence.selectors.judge_choice)."""
     return str(PICKED_BY.get(rule, rule))

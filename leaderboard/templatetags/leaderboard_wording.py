@@ -1,9 +1,9 @@
-"""Template filters for the wording in leaderboard/wording.py."""
+"""Template filters for the wording in leaderboard/report/wording.py."""
 
 from django import template
 from django.template.defaultfilters import floatformat
 
-from leaderboard import reading, wording
+from leaderboard.report import reading, wording
 
 register = template.Library()
 

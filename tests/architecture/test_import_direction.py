@@ -49,11 +49,11 @@ def test_the_check_sees_an_upward_import(tmp_path, monkeypatch):
     # The check itself can fail: a module of annotation importing leaderboard is reported.
     fake = tmp_path / "annotation"
     fake.mkdir()
-    (fake / "leak.py").write_text("from leaderboard.wording import reason_text\n")
+    (fake / "leak.py").write_text("from leaderboard.report.wording import reason_text\n")
     for app in LEVEL:
         (tmp_path / app).mkdir(exist_ok=True)
     monkeypatch.setattr(f"{__name__}.ROOT", tmp_path)
-    assert _upward_imports() == ["annotation/leak.py imports leaderboard.wording"]
+    assert _upward_imports() == ["annotation/leak.py imports leaderboard.report.wording"]
 
 
 def test_no_command_imports_another_commands_module():

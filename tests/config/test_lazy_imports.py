@@ -18,8 +18,9 @@ ONLY_SOME_PATHS_NEED = (
     "drf_spectacular.utils",
     "annotation.api.views",
     "judging.api",
-    "leaderboard.api",
-    "leaderboard.views.agreement",
+    "leaderboard.report.api",
+    "leaderboard.gate.api",
+    "leaderboard.report.views.agreement",
     "config.api_version",
 )
 
@@ -48,7 +49,7 @@ def test_the_checks_import_none_of_what_only_some_paths_need():
 
 def test_a_web_process_loads_every_view_before_its_first_request():
     loaded = _loaded_after("; import config.wsgi")
-    assert loaded["annotation.api.views"] and loaded["leaderboard.views.agreement"]
+    assert loaded["annotation.api.views"] and loaded["leaderboard.report.views.agreement"]
     assert loaded["numpy"]
 
 

@@ -22,8 +22,8 @@ from core.jobs import (
     LeaseLost,
     Lifecycle,
 )
+from leaderboard.exports.services import export_job_run, export_jobs_revive
 from leaderboard.models import ExportJob
-from leaderboard.services.export_jobs import export_job_run, export_jobs_revive
 
 pytestmark = pytest.mark.django_db
 

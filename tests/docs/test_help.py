@@ -14,7 +14,7 @@ from annotation.markdown import render_document
 from config.version import CONCORD_VERSION
 from guides.library import DOCUMENTS
 from guides.page_help import PAGE_SECTIONS, heading_ids, section_id
-from leaderboard.reading import STATISTICS
+from leaderboard.report.reading import STATISTICS
 from tests.conftest import PASSWORD
 
 ROOT = Path(__file__).resolve().parents[2]

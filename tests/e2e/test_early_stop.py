@@ -9,7 +9,7 @@ from playwright.sync_api import expect
 
 from annotation.models import ReviewRound
 from leaderboard.management.commands.load_demo import DEMO_PASSWORD, EARLY_STOP_ROUND
-from leaderboard.selectors.round_sequential import round_sequential
+from leaderboard.sequential.selectors.round_state import round_sequential
 from tests.e2e.accessibility import axe_violations, describe
 from tests.e2e.conftest import LANGUAGES, login, screenshot, set_language
 

@@ -13,9 +13,9 @@ from annotation.services.benchmark_import import benchmark_import
 from annotation.services.responses_import import responses_import
 from annotation.taxonomy import ABILITIES
 from judging.services.judgments_import import judgments_import
+from leaderboard.evidence.selectors.pick import agreement_evidence
+from leaderboard.gate.services.evaluation import gate_evaluate
 from leaderboard.models import GatePolicy
-from leaderboard.selectors.evidence import agreement_evidence
-from leaderboard.services.gate import gate_evaluate
 from tests.conftest import PASSWORD, jsonl_bytes, lines, question
 from tests.e2e.conftest import LANGUAGES, login, screenshot, set_language
 from tests.leaderboard.test_agreement_report import data  # noqa: F401 - shared fixture

@@ -19,9 +19,9 @@ from annotation.services.review_rounds import round_extend
 from annotation.services.review_votes import VoteInput, assignment_submit
 from judging.models import JudgeConfig, JudgeRun, JudgeVersion, PromptTemplate
 from judging.services.judgments_import import judgments_import
+from leaderboard.boards.selectors.runs import board_runs
+from leaderboard.gate.services.evaluation import gate_evaluate, leaderboard_publish
 from leaderboard.models import GatePolicy, LeaderboardSnapshot
-from leaderboard.selectors.boards import board_runs
-from leaderboard.services.gate import gate_evaluate, leaderboard_publish
 from tests.conftest import PASSWORD, evidence_of, jsonl_bytes, lines
 
 JUDGE = "评审模型甲"

@@ -13,18 +13,18 @@ import pytest
 from django.utils import translation
 
 from judging.scoring import reasons as score_reasons
+from leaderboard.report.wording_reasons import SENTENCES, reason_text, with_reason_texts
 from leaderboard.stats import reasons as stat_reasons
-from leaderboard.wording_reasons import SENTENCES, reason_text, with_reason_texts
 
 ROOT = Path(__file__).resolve().parents[2]
 SOURCES = [
     *sorted((ROOT / "leaderboard" / "stats").glob("*.py")),
     *sorted((ROOT / "judging" / "scoring").glob("*.py")),
-    ROOT / "leaderboard" / "agreement.py",
-    ROOT / "leaderboard" / "judge_selection.py",
-    ROOT / "leaderboard" / "selectors" / "compare.py",
-    ROOT / "leaderboard" / "selectors" / "scores.py",
-    ROOT / "leaderboard" / "selectors" / "rubric_health.py",
+    ROOT / "leaderboard" / "report" / "agreement.py",
+    ROOT / "leaderboard" / "selection" / "choice.py",
+    ROOT / "leaderboard" / "selection" / "selectors" / "compare.py",
+    ROOT / "leaderboard" / "boards" / "selectors" / "scores.py",
+    ROOT / "leaderboard" / "rubric_health" / "selectors" / "health.py",
 ]
 CODES = {**stat_reasons.CODES, **score_reasons.CODES}
 REGISTRIES = ("leaderboard.stats.reasons", "judging.scoring.reasons")

@@ -10,7 +10,7 @@ from django.core.management import CommandError, call_command
 from annotation.models import ExpertProfile, ReviewRound
 from judging.models import JudgeRun
 from leaderboard.exports.headers import VOTES_HEADER
-from leaderboard.selectors.agreement import rater_pseudonyms
+from leaderboard.report.selectors.agreement import rater_pseudonyms
 from tests.leaderboard.test_agreement_report import JUDGE, data  # noqa: F401
 
 datasets = pytest.importorskip("datasets")

@@ -16,7 +16,7 @@ from annotation.services.review_assignment import assignment_next
 from annotation.services.review_rounds import round_open
 from annotation.services.review_votes import VoteInput, assignment_submit
 from leaderboard.panel.selectors import judge_panel
-from leaderboard.selectors.agreement import rater_pseudonyms
+from leaderboard.report.selectors.agreement import rater_pseudonyms
 from tests.annotation.importing.test_healthbench_import import healthbench_example
 from tests.conftest import client_for
 from tests.judging.test_healthbench_round import (

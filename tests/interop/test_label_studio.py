@@ -11,7 +11,7 @@ from django.db.models import F
 from annotation.importing.issues import ImportRejected
 from annotation.interop.label_studio_import import label_studio_votes_import
 from annotation.models import Assignment, ReferenceAnswer, ReviewItem, ReviewRound, Vote
-from leaderboard.selectors.agreement import rater_pseudonyms
+from leaderboard.report.selectors.agreement import rater_pseudonyms
 from tests.conftest import table_counts
 from tests.leaderboard.test_agreement_report import JUDGE, VOTES, data  # noqa: F401
 

@@ -27,7 +27,7 @@ from judging.services.judge_derive import DeriveRefused
 from judging.services.lanes import run_here
 from judging.services.runs import judge_run_start
 from judging.simulator.behaviour import build_reply, parse_request
-from leaderboard.selectors.judge_selection import judge_selection
+from leaderboard.selection.selectors.versions import judge_selection
 from tests.conftest import jsonl_bytes, judge_config, lines, question
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -21,12 +21,12 @@ from annotation.services.review_votes import VoteInput, assignment_submit
 from judging.models import JudgeRun, Verdict
 from judging.scoring import Profile
 from judging.scoring.healthbench import GradedCriterion, GradedExample, score_healthbench
-from leaderboard.bundles.verify import verify_bundle
+from leaderboard.boards.selectors.runs import board_runs
 from leaderboard.corrected.board import corrected_board
+from leaderboard.evidence.selectors.pick import agreement_evidence
+from leaderboard.exports.bundles.verify import verify_bundle
+from leaderboard.gate.services.evaluation import gate_evaluate, leaderboard_publish
 from leaderboard.models import GateEvaluation, LeaderboardSnapshot
-from leaderboard.selectors.boards import board_runs
-from leaderboard.selectors.evidence import agreement_evidence
-from leaderboard.services.gate import gate_evaluate, leaderboard_publish
 from tests.annotation.importing.test_healthbench_import import healthbench_example
 
 pytestmark = pytest.mark.django_db

@@ -6,10 +6,10 @@ import io
 import json
 import zipfile
 
-from leaderboard.agreement import GateRule, agreement_report
-from leaderboard.bundles import layout
-from leaderboard.bundles.verify_evaluation import evaluation_items, evaluation_units
-from leaderboard.sequential_evidence import sequential_block
+from leaderboard.exports.bundles import layout
+from leaderboard.exports.bundles.verify_evaluation import evaluation_items, evaluation_units
+from leaderboard.report.agreement import GateRule, agreement_report
+from leaderboard.sequential.evidence import sequential_block
 
 PREFIX = "evaluations/{id}/"
 

@@ -15,8 +15,8 @@ from annotation.services.review_rounds import round_open
 from annotation.services.review_votes import VoteInput, assignment_submit
 from judging.models import JudgeRun
 from judging.services.judgments_import import judgments_import
-from leaderboard.agreement import GateRule, agreement_report
-from leaderboard.selectors.agreement import agreement_units, rater_pseudonyms
+from leaderboard.report.agreement import GateRule, agreement_report
+from leaderboard.report.selectors.agreement import agreement_units, rater_pseudonyms
 from tests.conftest import jsonl_bytes, lines, question
 
 pytestmark = pytest.mark.django_db
@@ -107,7 +107,7 @@ def test_the_report_matches_a_hand_count(data):
 
 
 def test_ties_and_missing_verdicts_are_excluded_and_counted():
-    from leaderboard.agreement import Unit
+    from leaderboard.report.agreement import Unit
 
     def unit(votes, judge):
         return Unit(

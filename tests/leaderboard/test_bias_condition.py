@@ -15,9 +15,9 @@ from annotation.services.review_assignment import assignment_next
 from annotation.services.review_rounds import round_open
 from annotation.services.review_votes import VoteInput, assignment_submit
 from judging.services.judgments_import import judgments_import
+from leaderboard.boards.selectors.runs import board_runs
 from leaderboard.corrected.board import corrected_board
 from leaderboard.models import GatePolicy, LeaderboardSnapshot
-from leaderboard.selectors.boards import board_runs
 from tests.conftest import jsonl_bytes, lines, question
 from tests.leaderboard.test_gate_integrity import api, record
 

@@ -13,16 +13,16 @@ from django.core.management import call_command
 
 from annotation.models import Benchmark, ReviewRound
 from annotation.services.votes_import import votes_import
-from leaderboard.bundles import layout
-from leaderboard.bundles.build import bundle_write
-from leaderboard.bundles.checks import same_tree
-from leaderboard.bundles.verify import verify_bundle
+from leaderboard.boards.selectors.runs import board_runs
+from leaderboard.boards.selectors.scores import board_case_verdicts
 from leaderboard.corrected.board import corrected_board
+from leaderboard.exports.bundles import layout
+from leaderboard.exports.bundles.build import bundle_write
+from leaderboard.exports.bundles.checks import same_tree
+from leaderboard.exports.bundles.verify import verify_bundle
+from leaderboard.gate.services.evaluation import leaderboard_publish
 from leaderboard.management.commands.load_demo import DEMO_JUDGE
 from leaderboard.models import LeaderboardSnapshot
-from leaderboard.selectors.boards import board_runs
-from leaderboard.selectors.scores import board_case_verdicts
-from leaderboard.services.gate import leaderboard_publish
 from tests.conftest import lines
 from tests.leaderboard.bundle_tools import load, read_files, store, write_files
 

@@ -17,9 +17,9 @@ from annotation.services.review_assignment import assignment_next
 from annotation.services.review_rounds import guideline_save, round_open
 from annotation.services.review_votes import VoteInput, assignment_submit, reference_answers_set
 from core.models import AuditEvent
-from leaderboard.bundles import layout
-from leaderboard.bundles.build import bundle_write
-from leaderboard.bundles.verify import verify_bundle
+from leaderboard.exports.bundles import layout
+from leaderboard.exports.bundles.build import bundle_write
+from leaderboard.exports.bundles.verify import verify_bundle
 from leaderboard.models import LeaderboardSnapshot
 from tests.leaderboard.bundle_tools import load, read_files, store, write_files
 

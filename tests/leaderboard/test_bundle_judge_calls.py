@@ -15,11 +15,11 @@ from annotation.selectors.review import item_criteria
 from annotation.services.review_assignment import assignment_next
 from annotation.services.review_votes import VoteInput, assignment_submit
 from judging.simulator import start_simulator
-from leaderboard.bundles import layout
-from leaderboard.bundles.verify import verify_bundle
+from leaderboard.boards.selectors.runs import board_runs
+from leaderboard.exports.bundles import layout
+from leaderboard.exports.bundles.verify import verify_bundle
+from leaderboard.gate.services.evaluation import gate_evaluate, leaderboard_publish
 from leaderboard.models import GatePolicy
-from leaderboard.selectors.boards import board_runs
-from leaderboard.services.gate import gate_evaluate, leaderboard_publish
 from tests.conftest import evidence_of
 from tests.leaderboard.bundle_tools import read_files, write_files
 

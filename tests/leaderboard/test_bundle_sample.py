@@ -9,10 +9,10 @@ import pytest
 from django.core.management import call_command
 
 from annotation.review_sampling import Unit, hand_out_order, stratified_sample
-from leaderboard.bundles import layout
-from leaderboard.bundles.checks import Verification
-from leaderboard.bundles.verify import verify_bundle
-from leaderboard.bundles.verify_sample import check_sample
+from leaderboard.exports.bundles import layout
+from leaderboard.exports.bundles.checks import Verification
+from leaderboard.exports.bundles.verify import verify_bundle
+from leaderboard.exports.bundles.verify_sample import check_sample
 from leaderboard.models import LeaderboardSnapshot
 from tests.leaderboard.bundle_tools import PREFIX, read_files, regenerate_report, write_files
 
@@ -127,7 +127,7 @@ def test_the_frame_of_a_round_opened_here_draws_its_items_again():
     """The demo's open round was sampled by round_open: its frame is the population as it
     stood at the opening, and the draw from it gives the round's items again."""
     from annotation.models import ReviewItem, ReviewRound
-    from leaderboard.bundles.frame import frame_files
+    from leaderboard.exports.bundles.frame import frame_files
 
     call_command("load_demo")
     round_ = ReviewRound.objects.get(name="Demo round")

@@ -14,10 +14,10 @@ from django.core.management import CommandError, call_command
 from django.test import Client
 from django.urls import reverse
 
-from leaderboard.bundles import layout
-from leaderboard.bundles.keys import signing_key_rotate
-from leaderboard.bundles.signing import public_keys
-from leaderboard.bundles.verify import verify_bundle
+from leaderboard.exports.bundles import layout
+from leaderboard.exports.bundles.keys import signing_key_rotate
+from leaderboard.exports.bundles.signing import public_keys
+from leaderboard.exports.bundles.verify import verify_bundle
 from leaderboard.models import LeaderboardSnapshot
 from tests.conftest import client_for
 from tests.leaderboard.bundle_tools import read_files
@@ -90,7 +90,7 @@ def test_another_key_fails_the_signature(signed, tmp_path):
     _, data = signed
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-    from leaderboard.bundles.signing import public_pem
+    from leaderboard.exports.bundles.signing import public_pem
 
     other = public_pem(Ed25519PrivateKey.generate().public_key()).encode()
     assert signature_result(data, other) == "fail"
@@ -105,7 +105,7 @@ def test_old_bundles_still_verify_after_the_key_rotates(signed):
     snapshot, old = signed
     signing_key_rotate()
     new = io.BytesIO()
-    from leaderboard.bundles.build import bundle_write
+    from leaderboard.exports.bundles.build import bundle_write
 
     manifest = bundle_write(snapshot, new)
     keys = published_keys()

@@ -11,8 +11,8 @@ import pytest
 from django.core.management import call_command
 
 from judging.judge_settings import settings_fingerprint
-from leaderboard.bundles import layout
-from leaderboard.bundles.verify import verify_bundle
+from leaderboard.exports.bundles import layout
+from leaderboard.exports.bundles.verify import verify_bundle
 from leaderboard.models import LeaderboardSnapshot
 from tests.leaderboard.bundle_tools import (
     PREFIX,
@@ -208,7 +208,7 @@ def test_checks_are_named_with_pass_or_fail_in_json(demo, tmp_path, capsys):
 
 
 def test_the_verifier_floor_is_the_policy_minimum():
-    from leaderboard.bundles.verify_provenance import THRESHOLD_FLOOR_VALUE
-    from leaderboard.services.gate_policy_edit import MINIMUM_THRESHOLD
+    from leaderboard.exports.bundles.verify_provenance import THRESHOLD_FLOOR_VALUE
+    from leaderboard.gate.services.policy_edit import MINIMUM_THRESHOLD
 
     assert THRESHOLD_FLOOR_VALUE == MINIMUM_THRESHOLD

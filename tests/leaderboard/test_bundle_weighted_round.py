@@ -11,13 +11,13 @@ from django.contrib.auth import get_user_model
 from django.core.management import call_command
 
 from annotation.models import Benchmark, ReviewItem, ReviewRound
-from leaderboard.bundles import layout
-from leaderboard.bundles.build import bundle_write
-from leaderboard.bundles.verify import verify_bundle
+from leaderboard.boards.selectors.runs import board_runs
+from leaderboard.evidence.selectors.pick import agreement_evidence
+from leaderboard.exports.bundles import layout
+from leaderboard.exports.bundles.build import bundle_write
+from leaderboard.exports.bundles.verify import verify_bundle
+from leaderboard.gate.services.evaluation import gate_evaluate, leaderboard_publish
 from leaderboard.management.commands.load_demo import DEMO_JUDGE, VALIDATION_ROUND
-from leaderboard.selectors.boards import board_runs
-from leaderboard.selectors.evidence import agreement_evidence
-from leaderboard.services.gate import gate_evaluate, leaderboard_publish
 from tests.leaderboard.bundle_tools import PREFIX, load, read_files, store, write_files
 
 

@@ -14,7 +14,7 @@ from leaderboard.models import LeaderboardSnapshot
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = """
 import json, sys
-from leaderboard.bundles.verify import verify_bundle
+from leaderboard.exports.bundles.verify import verify_bundle
 result = verify_bundle(sys.argv[1])
 print(json.dumps({"ok": result.ok, "checks": result.as_dict()["checks"],
                   "django": "django" in sys.modules}))

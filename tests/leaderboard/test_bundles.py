@@ -11,8 +11,8 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.urls import reverse
 
-from leaderboard.bundles.layout import content_sha256
-from leaderboard.bundles.verify import verify_bundle
+from leaderboard.exports.bundles.layout import content_sha256
+from leaderboard.exports.bundles.verify import verify_bundle
 from leaderboard.models import LeaderboardSnapshot
 from tests.conftest import client_for
 

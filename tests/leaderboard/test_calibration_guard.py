@@ -24,10 +24,10 @@ from annotation.services.review_rounds import round_open
 from annotation.services.review_votes import VoteInput, assignment_submit
 from judging.models import JudgeConfig, JudgeRun, JudgeTask, Verdict
 from judging.services.judge_derive import DeriveRefused, judge_version_derive
+from leaderboard.evidence.selectors.pick import agreement_evidence
+from leaderboard.gate.services.evaluation import EvaluationRefused, gate_evaluate
 from leaderboard.models import GateEvaluation
-from leaderboard.selectors.evidence import agreement_evidence
-from leaderboard.selectors.judge_selection import judge_selection
-from leaderboard.services.gate import EvaluationRefused, gate_evaluate
+from leaderboard.selection.selectors.versions import judge_selection
 from tests.conftest import client_for, jsonl_bytes, judge_config, lines, question
 
 pytestmark = pytest.mark.django_db
@@ -284,10 +284,10 @@ def test_the_round_a_version_came_from_counts_by_its_held_out_part_in_later_gate
 
 
 def test_the_bundle_of_a_board_carries_the_split_of_its_round(bench, coordinator):
-    from leaderboard.bundles.build import bundle_files
-    from leaderboard.bundles.layout import EVALUATION, EVALUATION_DIR
-    from leaderboard.selectors.boards import board_runs
-    from leaderboard.services.gate import leaderboard_publish
+    from leaderboard.boards.selectors.runs import board_runs
+    from leaderboard.exports.bundles.build import bundle_files
+    from leaderboard.exports.bundles.layout import EVALUATION, EVALUATION_DIR
+    from leaderboard.gate.services.evaluation import leaderboard_publish
 
     benchmark = bench[0]
     round_ = open_round(bench, "R", 0.5)

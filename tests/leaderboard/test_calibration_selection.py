@@ -15,9 +15,9 @@ from statsmodels.stats.contingency_tables import mcnemar
 
 from annotation.models import ReviewItem
 from judging.models import Verdict
-from leaderboard.calibration_comparison import held_out_comparison, verdict_of
-from leaderboard.judge_selection import Agreeing
-from leaderboard.selectors.judge_selection import judge_selection
+from leaderboard.selection.calibration_comparison import held_out_comparison, verdict_of
+from leaderboard.selection.choice import Agreeing
+from leaderboard.selection.selectors.versions import judge_selection
 from tests.conftest import client_for
 from tests.leaderboard.test_calibration_guard import (  # noqa: F401 - the shared fixture
     bench,

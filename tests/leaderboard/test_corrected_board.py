@@ -12,9 +12,9 @@ from django.core.management import CommandError, call_command
 from annotation.models import Benchmark, ReviewRound
 from annotation.services.votes_import import votes_import
 from judging.scoring import CaseVerdicts, Profile, ScoredCriterion, score_case
+from leaderboard.boards.selectors.runs import board_runs
+from leaderboard.boards.selectors.scores import board_case_verdicts
 from leaderboard.management.commands.load_demo import DEMO_JUDGE
-from leaderboard.selectors.boards import board_runs
-from leaderboard.selectors.scores import board_case_verdicts
 from tests.conftest import lines
 
 ppi_py = pytest.importorskip("ppi_py")

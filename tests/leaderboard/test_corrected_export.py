@@ -8,9 +8,9 @@ from django.core.management import call_command
 from django.urls import reverse
 
 from annotation.models import ReviewRound
+from leaderboard.boards.selectors.runs import board_runs
 from leaderboard.exports.files import export_filename
 from leaderboard.management.commands.load_demo import DEMO_JUDGE
-from leaderboard.selectors.boards import board_runs
 from tests.leaderboard.test_corrected_board import ROUND, world  # noqa: F401
 from tests.leaderboard.test_corrected_pages import _client
 

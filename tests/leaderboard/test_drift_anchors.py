@@ -8,9 +8,9 @@ from django.urls import reverse
 from annotation.models import ReviewRound, System
 from annotation.services.review_rounds import round_set_status
 from judging.models import JudgeConfig, JudgeRun
+from leaderboard.drift.selectors import version_drift
+from leaderboard.drift.services import AnchorsRefused, anchor_set_create
 from leaderboard.models import AnchorUnit, LeaderboardSnapshot
-from leaderboard.selectors.drift import version_drift
-from leaderboard.services.anchors import AnchorsRefused, anchor_set_create
 from leaderboard.stats.drift import planned_runs
 from tests.conftest import client_for
 from tests.judging.conftest import simulator  # noqa: F401 - the simulator over HTTP

@@ -11,7 +11,7 @@ from judging.models import JudgeAttempt
 from judging.services.ensemble_settings import ensemble_version_save, panel_version_save
 from judging.services.lanes import run_here
 from judging.services.runs import judge_run_start
-from leaderboard.selectors.judge_selection import judge_selection
+from leaderboard.selection.selectors.versions import judge_selection
 from tests.judging.conftest import judged_benchmark, sim_config, simulator  # noqa: F401
 from tests.leaderboard.test_judge_selection import PRICES, judged_round  # noqa: F401
 

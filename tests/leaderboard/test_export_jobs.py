@@ -18,8 +18,8 @@ from django.utils import timezone
 
 from accounts.roles import EXPERT, RESEARCHER
 from accounts.services import user_create_with_role
+from leaderboard.exports.services import export_job_run, export_jobs_revive
 from leaderboard.models import ExportJob
-from leaderboard.services.export_jobs import export_job_run, export_jobs_revive
 from tests.conftest import client_for
 from tests.leaderboard.test_agreement_report import data  # noqa: F401  (the shared fixture)
 

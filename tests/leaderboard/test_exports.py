@@ -12,17 +12,10 @@ from accounts.roles import RESEARCHER
 from accounts.services import user_create_with_role
 from annotation.models import ReviewRound, Vote
 from judging.models import JudgeRun, JudgeTask
-from leaderboard.exports import (
-    SCORES_HEADER,
-    TIDY_HEADER,
-    VERDICTS_HEADER,
-    VOTES_HEADER,
-    case_score_rows,
-    tidy_rows,
-    verdict_rows,
-    votes_rows,
-)
-from leaderboard.selectors.agreement import rater_pseudonyms
+from leaderboard.exports.headers import SCORES_HEADER, TIDY_HEADER, VERDICTS_HEADER, VOTES_HEADER
+from leaderboard.exports.tables import case_score_rows, verdict_rows, votes_rows
+from leaderboard.exports.tidy import tidy_rows
+from leaderboard.report.selectors.agreement import rater_pseudonyms
 from tests.conftest import client_for
 from tests.leaderboard.test_agreement_report import data  # noqa: F401  (the shared fixture)
 from tests.leaderboard.test_page_queries import build

@@ -27,8 +27,9 @@ from annotation.models import (
 from core.tables import spreadsheet_cells, spreadsheet_text
 from judging.models import JudgeTask, Verdict
 from judging.scoring import Profile
-from leaderboard.exports import TIDY_HEADER, tidy_rows
 from leaderboard.exports.files import csv_lines, export_lines
+from leaderboard.exports.headers import TIDY_HEADER
+from leaderboard.exports.tidy import tidy_rows
 from leaderboard.models import ExportJob
 from tests.conftest import client_for
 from tests.leaderboard.test_agreement_report import data  # noqa: F401  (the shared fixture)

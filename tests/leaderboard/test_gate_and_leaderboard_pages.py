@@ -115,7 +115,7 @@ def test_the_disagreement_browser_shows_the_first_rows_and_counts_them_all(
     researcher,
     monkeypatch,
 ):
-    import leaderboard.views.agreement as views
+    import leaderboard.report.views.agreement as views
 
     round_, run = data
     monkeypatch.setattr(views, "SHOWN", 1)

@@ -323,8 +323,8 @@ def test_the_bundle_carries_the_versions_gate_history_failures_included(
 ):
     import zipfile
 
-    from leaderboard.bundles.build import bundle_write
-    from leaderboard.bundles.verify import verify_bundle
+    from leaderboard.exports.bundles.build import bundle_write
+    from leaderboard.exports.bundles.verify import verify_bundle
 
     benchmark, experts = world
     GatePolicy.objects.create(benchmark=benchmark, threshold=0.75)

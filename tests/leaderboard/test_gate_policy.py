@@ -5,7 +5,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from leaderboard.gate_policy import (
+from leaderboard.gate.policy import (
     Board,
     Evaluation,
     Refusal,

@@ -7,9 +7,9 @@ from django.urls import reverse
 
 from core.models import AuditEvent
 from leaderboard import audit_actions
+from leaderboard.evidence.selectors.pick import agreement_evidence
+from leaderboard.gate.services.evaluation import gate_evaluate
 from leaderboard.models import GatePolicy
-from leaderboard.selectors.evidence import agreement_evidence
-from leaderboard.services.gate import gate_evaluate
 from tests.conftest import client_for
 from tests.leaderboard.test_agreement_report import data  # noqa: F401 - shared fixture
 

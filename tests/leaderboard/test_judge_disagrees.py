@@ -4,7 +4,7 @@ majority, with ties, units without votes and missing verdicts left out."""
 import random
 
 from annotation.consensus import majority
-from leaderboard.agreement import Unit, agreement_report, judge_disagrees
+from leaderboard.report.agreement import Unit, agreement_report, judge_disagrees
 
 
 def _units(seed: int) -> list[Unit]:

@@ -27,7 +27,7 @@ from judging.services.judgments_import import judgments_import
 from judging.services.lanes import run_here
 from judging.services.runs import judge_run_start
 from leaderboard.models import GatePolicy
-from leaderboard.selectors.judge_selection import judge_selection
+from leaderboard.selection.selectors.versions import judge_selection
 from leaderboard.stats.paired import mcnemar_exact
 from tests.conftest import client_for, jsonl_bytes, lines
 from tests.judging.conftest import judged_benchmark, sim_config, simulator  # noqa: F401

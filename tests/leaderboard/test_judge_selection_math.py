@@ -11,7 +11,8 @@ from annotation.models import Benchmark, System
 from annotation.services.benchmark_import import benchmark_import
 from annotation.services.responses_import import responses_import
 from annotation.services.review_rounds import round_open
-from leaderboard.judge_selection import (
+from leaderboard.selection.chart import ChartJudge, cost_agreement_chart
+from leaderboard.selection.choice import (
     Agreeing,
     Candidate,
     cheapest_passing,
@@ -20,8 +21,7 @@ from leaderboard.judge_selection import (
     ranked,
     versus_best,
 )
-from leaderboard.judge_selection_chart import ChartJudge, cost_agreement_chart
-from leaderboard.selectors.judge_selection import selection_round
+from leaderboard.selection.selectors.versions import selection_round
 from tests.conftest import jsonl_bytes, lines, question
 
 

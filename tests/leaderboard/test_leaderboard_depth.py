@@ -11,8 +11,8 @@ from rest_framework.test import APIClient
 
 from annotation.models import System
 from judging.models import JudgeRun
+from leaderboard.boards.selectors.scores import leaderboard_rows
 from leaderboard.models import GateEvaluation, LeaderboardSnapshot
-from leaderboard.selectors.scores import leaderboard_rows
 from tests.conftest import board_of, client_for, question
 from tests.leaderboard.test_scores import C1_RUBRIC, answer, judge, load_benchmark, merged
 

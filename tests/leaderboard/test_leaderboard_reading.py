@@ -11,7 +11,7 @@ from annotation.models import System
 from annotation.services.benchmark_import import benchmark_import
 from annotation.services.responses_import import responses_import
 from judging.services.judgments_import import judgments_import
-from leaderboard.board import (
+from leaderboard.boards.board import (
     DARK_TEXT,
     HUE,
     SATURATION,

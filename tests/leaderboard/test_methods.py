@@ -14,7 +14,7 @@ from django.urls import reverse
 
 from annotation.models import ExpertProfile, ReviewRound
 from judging.models import JudgeRun
-from leaderboard.bundles.citation import bundle_hash
+from leaderboard.exports.bundles.citation import bundle_hash
 from leaderboard.methods.facts import REPORT_KEYS
 from leaderboard.methods.writer import coefficient, percent, percent_range
 from leaderboard.models import LeaderboardSnapshot

@@ -7,7 +7,6 @@ import re
 
 import pytest
 
-from leaderboard import reading
 from leaderboard.methods import phrases_en, phrases_zh
 from leaderboard.methods.text import CITATIONS, citation_keys, methods_text
 from leaderboard.methods.writer import (
@@ -17,6 +16,7 @@ from leaderboard.methods.writer import (
     percent,
     percent_range,
 )
+from leaderboard.report import reading
 from tests.i18n.test_glossary import glossary_rows
 
 FACTS = {

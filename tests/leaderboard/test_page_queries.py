@@ -16,9 +16,9 @@ from annotation.services.review_rounds import round_open
 from annotation.services.review_votes import VoteInput, assignment_submit
 from judging.models import JudgeRun, JudgeTask
 from judging.services.judgments_import import judgments_import
+from leaderboard.boards.selectors.scores import leaderboard_rows
+from leaderboard.boards.services import stored_leaderboard_rows
 from leaderboard.models import StoredBoard
-from leaderboard.selectors.scores import leaderboard_rows
-from leaderboard.services.stored_scores import stored_leaderboard_rows
 from tests.conftest import board_of, client_for, jsonl_bytes, lines, question
 
 pytestmark = pytest.mark.django_db

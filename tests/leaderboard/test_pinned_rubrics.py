@@ -9,8 +9,8 @@ from django.urls import reverse
 
 from annotation.models import ReviewItem
 from judging.models import JudgeConfig, JudgeRun
-from leaderboard.agreement import agreement_report
 from leaderboard.models import GateEvaluation
+from leaderboard.report.agreement import agreement_report
 from tests.conftest import client_for, jsonl_bytes, lines, question
 from tests.judging.conftest import simulator  # noqa: F401
 from tests.leaderboard.test_evidence_chain import (  # noqa: F401
@@ -119,7 +119,7 @@ def test_publishing_a_rubric_of_a_case_in_an_open_round_warns_the_author(
 
 
 def test_a_tiny_p_value_is_its_value_and_outputs_keep_full_precision():
-    from leaderboard.agreement import Unit
+    from leaderboard.report.agreement import Unit
 
     units = [
         Unit(i, f"c{i}", 1, "a", "cat", "normal", "", "s", True, (("E1", True), ("E2", True)))

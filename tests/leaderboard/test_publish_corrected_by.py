@@ -11,14 +11,14 @@ from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
 
 from annotation.models import Benchmark, ReviewRound
-from leaderboard.bundles import layout
-from leaderboard.bundles.build import bundle_write
-from leaderboard.bundles.verify import verify_bundle
+from leaderboard.boards.selectors.runs import board_runs
 from leaderboard.corrected.board import RoundNotFound
+from leaderboard.exports.bundles import layout
+from leaderboard.exports.bundles.build import bundle_write
+from leaderboard.exports.bundles.verify import verify_bundle
+from leaderboard.gate.services.evaluation import leaderboard_publish
 from leaderboard.management.commands.load_demo import DEMO_JUDGE, DEMO_ROUND, VALIDATION_ROUND
 from leaderboard.models import GatePolicy, LeaderboardSnapshot
-from leaderboard.selectors.boards import board_runs
-from leaderboard.services.gate import leaderboard_publish
 
 
 def _publish(capsys, *extra) -> dict:

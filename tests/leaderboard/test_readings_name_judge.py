@@ -82,7 +82,7 @@ def test_the_pages_name_their_judge(world, researcher, coordinator):  # noqa: F8
 
 
 def test_the_round_banner_and_card_agree_and_name_their_judge(world, researcher, coordinator):  # noqa: F811
-    from leaderboard.services.round_stop import RECORDED, round_decision_check
+    from leaderboard.sequential.services import RECORDED, round_decision_check
 
     benchmark, experts = world
     second_judge()  # "later" ran last: the default while nothing is evaluated

@@ -12,10 +12,10 @@ from pypdf import PdfReader
 from accounts.roles import RESEARCHER
 from accounts.services import user_create_with_role
 from annotation.models import ReviewRound
+from leaderboard.boards.selectors.runs import board_runs
 from leaderboard.corrected.board import corrected_board
+from leaderboard.evidence.selectors.pick import agreement_evidence
 from leaderboard.management.commands.load_demo import DEMO_JUDGE
-from leaderboard.selectors.boards import board_runs
-from leaderboard.selectors.evidence import agreement_evidence
 from tests.conftest import client_for
 from tests.leaderboard.test_agreement_report import data  # noqa: F401
 from tests.leaderboard.test_corrected_board import ROUND, world  # noqa: F401

@@ -6,8 +6,8 @@ from django.utils import translation
 from reportlab.graphics.shapes import Rect, String
 from reportlab.lib import colors
 
-from leaderboard.report_pdf_charts import confusion_chart, confusion_colours
-from leaderboard.report_pdf_style import BODY, HEADINGS, statistic_value
+from leaderboard.report.pdf_charts import confusion_chart, confusion_colours
+from leaderboard.report.pdf_style import BODY, HEADINGS, statistic_value
 
 LABELS = {
     "experts_hit": "experts: hit",

@@ -13,15 +13,15 @@ from annotation.services.review_assignment import assignment_next
 from annotation.services.review_rounds import round_set_status
 from annotation.services.review_votes import VoteInput, assignment_submit
 from core.models import AuditEvent
+from leaderboard.evidence.selectors.pick import agreement_evidence
 from leaderboard.management.commands.load_demo import (
     DEMO_PASSWORD,
     DEMO_ROUND,
     EARLY_STOP_ROUND,
 )
-from leaderboard.selectors.evidence import agreement_evidence
-from leaderboard.selectors.round_sequential import round_sequential
-from leaderboard.sequential_chart import sequence_chart
-from leaderboard.services.round_stop import ALREADY_RECORDED, CONTINUING, round_decision_check
+from leaderboard.sequential.chart import sequence_chart
+from leaderboard.sequential.selectors.round_state import round_sequential
+from leaderboard.sequential.services import ALREADY_RECORDED, CONTINUING, round_decision_check
 from leaderboard.stats.reasons import NO_ITEM_TIMES
 from leaderboard.stats.savings import decision_savings
 

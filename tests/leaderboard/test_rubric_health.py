@@ -19,7 +19,7 @@ from annotation.services.review_assignment import assignment_next
 from annotation.services.review_rounds import round_open
 from annotation.services.review_votes import VoteInput, assignment_submit
 from judging.services.judgments_import import judgments_import
-from leaderboard.selectors.rubric_health import rubric_health
+from leaderboard.rubric_health.selectors.health import rubric_health
 from tests.conftest import jsonl_bytes, lines, question
 
 pytestmark = pytest.mark.django_db

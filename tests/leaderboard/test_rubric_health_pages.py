@@ -162,7 +162,7 @@ def test_the_versions_fragment_queries_are_bounded(coordinator, django_assert_nu
 
 def test_a_long_list_is_cut_and_says_so(coordinator, monkeypatch):
     seed()
-    monkeypatch.setattr("leaderboard.views.rubric_health.SHOWN", 2)
+    monkeypatch.setattr("leaderboard.rubric_health.views.health.SHOWN", 2)
     page = client_for(coordinator).get(reverse("rubric-health", args=["hb"]))
     assert len(page.context["rows"]) == 2
     assert "The first 2 of 3 criteria are shown" in page.content.decode()

@@ -4,8 +4,8 @@ the reader's language on pages and in the PDF."""
 
 from django.utils import translation
 
-from leaderboard.agreement import GateRule, Unit, agreement_report
-from leaderboard.wording import group_label
+from leaderboard.report.agreement import GateRule, Unit, agreement_report
+from leaderboard.report.wording import group_label
 
 
 def unit(response: int, scenario: str, judge: bool) -> Unit:

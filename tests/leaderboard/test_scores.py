@@ -19,7 +19,7 @@ from judging.models import JudgeRun, JudgeTask
 from judging.scoring import CaseVerdicts, ScoredCriterion
 from judging.selectors.runs import latest_finished_run
 from judging.services.judgments_import import judgments_import
-from leaderboard.selectors.scores import board_case_verdicts, leaderboard_rows
+from leaderboard.boards.selectors.scores import board_case_verdicts, leaderboard_rows
 from tests.conftest import board_of, jsonl_bytes, lines, question
 
 pytestmark = pytest.mark.django_db

@@ -67,9 +67,9 @@ def test_the_agreement_page_shows_the_state_in_both_languages(data, coordinator)
 
 
 def test_the_sequential_rule_passes_only_on_the_tests_decision(data, capsys):  # noqa: F811
-    from leaderboard.agreement import GateRule, gate
     from leaderboard.models import GatePolicy
-    from leaderboard.wording import gate_rule_text
+    from leaderboard.report.agreement import GateRule, gate
+    from leaderboard.report.wording import gate_rule_text
 
     round_, _run = data
     GatePolicy.objects.update_or_create(

@@ -9,9 +9,9 @@ from django.core.management import call_command
 from django.utils import translation
 
 from annotation.models import ReviewItem
-from leaderboard.sequential_evidence import sequential_block
+from leaderboard.report.wording_reasons import reason_text
+from leaderboard.sequential.evidence import sequential_block
 from leaderboard.stats.reasons import SEQUENTIAL_UNEQUAL_CHANCES
-from leaderboard.wording_reasons import reason_text
 from tests.leaderboard.test_agreement_report import data  # noqa: F401  (the fixture)
 from tests.leaderboard.test_weighted_agreement import random_units
 
@@ -49,7 +49,7 @@ def test_a_round_with_unequal_chances_reports_the_refusal(data, capsys):  # noqa
 
 
 def _tallies(unequal: bool, name: str = "R"):
-    from leaderboard.gate_history import RoundTallies
+    from leaderboard.gate.history import RoundTallies
 
     return RoundTallies(
         round_id=1,
@@ -62,9 +62,9 @@ def _tallies(unequal: bool, name: str = "R"):
 
 
 def test_the_gate_over_a_versions_rounds_refuses_the_sequential_rule_on_unequal_chances():
-    from leaderboard.gate_history import RoundTallies, history_gate
-    from leaderboard.gate_refusals import UNEQUAL_CHANCES
-    from leaderboard.wording_gate import gate_refusal_text
+    from leaderboard.gate.history import RoundTallies, history_gate
+    from leaderboard.gate.refusals import UNEQUAL_CHANCES
+    from leaderboard.gate.wording import gate_refusal_text
 
     plain = history_gate([_tallies(False)], rule="sequential", threshold=0.75, min_raters=2)
     assert plain["refusal"] is None and plain["passed"] is True
@@ -90,8 +90,8 @@ def test_the_gate_over_a_versions_rounds_refuses_the_sequential_rule_on_unequal_
 
 @pytest.mark.django_db
 def test_a_rounds_tallies_know_its_chances(data):  # noqa: F811
-    from leaderboard.selectors.agreement import agreement_units
-    from leaderboard.selectors.gate_history import tallies_of
+    from leaderboard.gate.selectors.history import tallies_of
+    from leaderboard.report.selectors.agreement import agreement_units
 
     round_, run = data
     units = agreement_units(round_=round_, runs=[run])

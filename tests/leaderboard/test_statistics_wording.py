@@ -7,7 +7,7 @@ import pytest
 from django.template.loader import render_to_string
 from django.utils import translation
 
-from leaderboard.reading import statistic_readings
+from leaderboard.report.reading import statistic_readings
 from tests.leaderboard.test_agreement_report import data  # noqa: F401  (the shared fixture)
 from tests.leaderboard.test_report_pdf import _pdf, _text, _user
 

@@ -23,8 +23,9 @@ from annotation.models import (
 from core.tables import csv_cell, csv_join, csv_row
 from judging.models import JudgeRun, JudgeTask, Verdict
 from judging.scoring import Profile
-from leaderboard.exports import TIDY_HEADER, tidy_rows
 from leaderboard.exports.files import csv_lines, export_lines
+from leaderboard.exports.headers import TIDY_HEADER
+from leaderboard.exports.tidy import tidy_rows
 from tests.leaderboard.test_agreement_report import data  # noqa: F401  (the shared fixture)
 
 

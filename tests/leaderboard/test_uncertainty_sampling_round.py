@@ -125,8 +125,8 @@ def test_equal_chances_give_todays_numbers(runs, capsys):
 
 
 def test_the_corrected_inputs_carry_every_responses_chance(runs):
+    from leaderboard.boards.selectors.runs import board_runs
     from leaderboard.corrected.inputs import corrected_inputs
-    from leaderboard.selectors.boards import board_runs
 
     judge, other, _twin = runs
     round_ = _voted_round("U", judge, other, seed=5)

@@ -9,8 +9,8 @@ import pytest
 from django.core.management import call_command
 
 from annotation.models import ReviewItem
-from leaderboard.agreement import Unit, agreement_report
-from leaderboard.selectors.agreement import agreement_units, sampling_weights
+from leaderboard.report.agreement import Unit, agreement_report
+from leaderboard.report.selectors.agreement import agreement_units, sampling_weights
 from tests.leaderboard.test_agreement_report import data  # noqa: F401  (the fixture)
 
 
@@ -134,7 +134,7 @@ def demo_bundle(django_db_setup, django_db_blocker, tmp_path_factory):
 def failed_checks(blob: bytes) -> set[str]:
     import io
 
-    from leaderboard.bundles.verify import verify_bundle
+    from leaderboard.exports.bundles.verify import verify_bundle
 
     result = verify_bundle(io.BytesIO(blob))
     return {check["name"] for check in result.as_dict()["checks"] if check["result"] == "fail"}
@@ -142,7 +142,7 @@ def failed_checks(blob: bytes) -> set[str]:
 
 @pytest.mark.django_db
 def test_a_bundle_of_a_round_sampled_by_system_checks_the_plain_share(demo_bundle):
-    from leaderboard.bundles import layout
+    from leaderboard.exports.bundles import layout
     from tests.leaderboard.bundle_tools import load, read_files, store, write_files
 
     bundle, prefix = demo_bundle

@@ -5,7 +5,7 @@ Wilson interval at the effective number of units against statsmodels' Wilson."""
 import numpy as np
 import pytest
 
-from leaderboard.agreement import Unit, agreement_report
+from leaderboard.report.agreement import Unit, agreement_report
 from leaderboard.stats.weighted_share import weighted_share_interval
 from tests.leaderboard.test_agreement_report import data  # noqa: F401  (the fixture)
 

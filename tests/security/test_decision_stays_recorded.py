@@ -13,8 +13,8 @@ from annotation.services.responses_import import responses_import
 from annotation.services.review_rounds import round_extend, round_open
 from core.models import AuditEvent
 from judging.services.judgments_import import judgments_import
-from leaderboard.selectors.round_sequential import round_sequential
-from leaderboard.services.round_stop import RECORDED, round_decision_check
+from leaderboard.sequential.selectors.round_state import round_sequential
+from leaderboard.sequential.services import RECORDED, round_decision_check
 from tests.conftest import client_for, jsonl_bytes, lines, question
 from tests.leaderboard.test_gate_integrity import rate
 

@@ -7,8 +7,8 @@ import zipfile
 import pytest
 from django.core.management import CommandError, call_command
 
-from leaderboard.bundles import layout
-from leaderboard.bundles.verify import verify_bundle
+from leaderboard.exports.bundles import layout
+from leaderboard.exports.bundles.verify import verify_bundle
 from leaderboard.models import LeaderboardSnapshot
 from tests.leaderboard.bundle_tools import PREFIX, read_files, write_files
 

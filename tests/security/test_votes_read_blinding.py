@@ -11,8 +11,8 @@ from accounts.roles import COORDINATOR, EXPERT, RESEARCHER
 from annotation.models import Assignment, VotesSeen
 from annotation.services.review_assignment import AssignmentRefused, assignment_next
 from annotation.services.review_rounds import round_open
+from leaderboard.exports.services import export_job_run
 from leaderboard.models import ExportJob
-from leaderboard.services.export_jobs import export_job_run
 from tests.annotation.review.conftest import experts, review_data  # noqa: F401
 from tests.conftest import client_for
 from tests.security.votes_read import person, rate

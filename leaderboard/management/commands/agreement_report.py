@@ -4,10 +4,10 @@ import sys
 from django.core.management.base import BaseCommand, CommandError, no_translations
 
 from core.tables import csv_lines
-from leaderboard.agreement import GateRule
+from leaderboard.evidence.selectors.pick import evidence_header
 from leaderboard.exports.files import CSV_RAW, CSV_SAFE
 from leaderboard.management.cli import add_evidence_arguments, evidence_from
-from leaderboard.selectors.evidence import evidence_header
+from leaderboard.report.agreement import GateRule
 
 
 class Command(BaseCommand):

@@ -2,7 +2,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError, no_translations
 
-from leaderboard.bundles.build import bundle_write
+from leaderboard.exports.bundles.build import bundle_write
 from leaderboard.management.cli import add_json_argument, write_result
 from leaderboard.models import LeaderboardSnapshot
 

@@ -3,7 +3,7 @@ import json
 from django.core.management.base import BaseCommand, CommandError, no_translations
 
 from leaderboard.management.cli import benchmark_named
-from leaderboard.selectors.compare import CompareInvalid, runs_compare
+from leaderboard.selection.selectors.compare import CompareInvalid, runs_compare
 from leaderboard.stats.bootstrap import DEFAULT_RESAMPLES
 
 

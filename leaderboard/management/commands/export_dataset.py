@@ -4,10 +4,10 @@ from django.core.management.base import BaseCommand, CommandError
 
 from annotation.models import ReviewRound
 from judging.models import JudgeRun
+from leaderboard.boards.selectors.runs import BoardNotFound, board_runs
 from leaderboard.interop.dataset_card import dataset_card
 from leaderboard.interop.dataset_export import dataset_tables, write_table
 from leaderboard.management.cli import add_json_argument, benchmark_named, write_result
-from leaderboard.selectors.boards import BoardNotFound, board_runs
 
 
 class Command(BaseCommand):

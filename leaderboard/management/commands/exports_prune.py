@@ -2,8 +2,8 @@ from datetime import timedelta
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from leaderboard.exports.services import export_jobs_prune
 from leaderboard.management.cli import add_json_argument, write_result
-from leaderboard.services.export_jobs import export_jobs_prune
 
 
 def _days(value: str) -> float:

@@ -2,10 +2,10 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError, no_translations
 
+from leaderboard.evidence.selectors.pick import evidence_header
+from leaderboard.gate.services.evaluation import EvaluationRefused, gate_evaluate
+from leaderboard.gate.wording import gate_refusal_text
 from leaderboard.management.cli import add_evidence_arguments, evidence_from
-from leaderboard.selectors.evidence import evidence_header
-from leaderboard.services.gate import EvaluationRefused, gate_evaluate
-from leaderboard.wording_gate import gate_refusal_text
 
 
 class Command(BaseCommand):

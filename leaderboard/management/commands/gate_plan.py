@@ -3,7 +3,7 @@ import json
 from django.core.management.base import BaseCommand, CommandError, no_translations
 
 from leaderboard.management.cli import benchmark_named
-from leaderboard.selectors.round_plan import PlanInvalid, gate_plan
+from leaderboard.sequential.selectors.round_plan import PlanInvalid, gate_plan
 from leaderboard.stats.threshold import AGREEMENT_GATE
 
 

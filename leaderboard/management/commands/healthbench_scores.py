@@ -5,8 +5,8 @@ from django.core.management.base import BaseCommand, CommandError, no_translatio
 from annotation.models import Benchmark
 from config.version import CONCORD_VERSION
 from judging.scoring.healthbench import DEFAULT_SEED, N_RESAMPLES, PROFILE, ClippedMean
-from leaderboard.selectors.boards import BoardNotFound, board_runs, judge_version_header
-from leaderboard.selectors.healthbench import NotScorable, healthbench_board_scores
+from leaderboard.boards.selectors.healthbench import NotScorable, healthbench_board_scores
+from leaderboard.boards.selectors.runs import BoardNotFound, board_runs, judge_version_header
 
 
 def _stat(stat: ClippedMean) -> dict:

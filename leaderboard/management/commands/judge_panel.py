@@ -4,7 +4,7 @@ from django.core.management.base import BaseCommand, CommandError, no_translatio
 
 from leaderboard.management.cli import benchmark_named
 from leaderboard.panel.selectors import PanelInputError, judge_panel, parse_epsilons
-from leaderboard.wording_reasons import reason_text
+from leaderboard.report.wording_reasons import reason_text
 
 
 def _number(value: float | None, digits: int = 2) -> str:

@@ -4,13 +4,13 @@ from django.core.management.base import BaseCommand, CommandError, no_translatio
 
 from leaderboard.management.cli import benchmark_named
 from leaderboard.management.commands._held_out import held_out_lines
-from leaderboard.selectors.judge_selection import (
+from leaderboard.report.wording_reasons import reason_text
+from leaderboard.selection.selectors.versions import (
     SelectionInvalid,
     judge_selection,
     selection_round,
 )
 from leaderboard.stats.bootstrap import DEFAULT_RESAMPLES
-from leaderboard.wording_reasons import reason_text
 
 
 def _shown(stat: dict, form: str) -> str:

@@ -6,12 +6,12 @@ from annotation.models import Benchmark
 from config.version import CONCORD_VERSION
 from judging.models import JudgeRun
 from judging.scoring import Profile
+from leaderboard.boards.selectors.runs import BoardNotFound, board_runs, judge_version_header
+from leaderboard.boards.selectors.scores import leaderboard_rows
 from leaderboard.corrected.command import corrected_output
+from leaderboard.evidence.provenance import rubric_versions_of
 from leaderboard.management.cli import MISSING, render_table
-from leaderboard.provenance import rubric_versions_of
-from leaderboard.selectors.boards import BoardNotFound, board_runs, judge_version_header
-from leaderboard.selectors.scores import leaderboard_rows
-from leaderboard.wording_reasons import reason_text
+from leaderboard.report.wording_reasons import reason_text
 
 
 def _number(value: float | None) -> str:

@@ -20,11 +20,11 @@ from judging.models import JudgeConfig, PromptTemplate
 from judging.scoring import Profile
 from judging.services.judge_versions import CallSettings, VersionSettings, judge_config_save
 from judging.services.judgments_import import judgments_import
+from leaderboard.boards.selectors.runs import board_runs
+from leaderboard.evidence.selectors.pick import agreement_evidence
+from leaderboard.gate.services.evaluation import gate_evaluate, leaderboard_publish
 from leaderboard.management.cli import add_json_argument, write_result
-from leaderboard.selectors.boards import board_runs
-from leaderboard.selectors.evidence import agreement_evidence
-from leaderboard.services.gate import gate_evaluate, leaderboard_publish
-from leaderboard.services.round_stop import round_decision_check
+from leaderboard.sequential.services import round_decision_check
 
 DEMO_DIR = Path(settings.BASE_DIR) / "fixtures" / "demo"
 DEMO_PASSWORD = "concord-demo"

@@ -5,10 +5,10 @@ from django.core.management.base import BaseCommand, CommandError, no_translatio
 
 from core.permissions import Perm
 from judging.scoring import Profile
+from leaderboard.boards.selectors.runs import BoardNotFound, board_runs
 from leaderboard.corrected.board import RoundNotFound, correcting_round
+from leaderboard.gate.services.evaluation import PublishRefused, leaderboard_publish
 from leaderboard.management.cli import benchmark_named
-from leaderboard.selectors.boards import BoardNotFound, board_runs
-from leaderboard.services.gate import PublishRefused, leaderboard_publish
 
 
 class Command(BaseCommand):

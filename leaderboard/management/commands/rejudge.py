@@ -2,7 +2,7 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError, no_translations
 
-from leaderboard.bundles.rejudge import RejudgeRefused, rejudge
+from leaderboard.exports.bundles.rejudge import RejudgeRefused, rejudge
 
 
 class Command(BaseCommand):

@@ -3,9 +3,13 @@ import json
 from django.core.management.base import BaseCommand, CommandError, no_translations
 
 from leaderboard.management.cli import benchmark_named
-from leaderboard.selectors.rubric_health import JudgeNotFound, rubric_health, rubric_health_json
+from leaderboard.report.wording_reasons import reason_text
+from leaderboard.rubric_health.selectors.health import (
+    JudgeNotFound,
+    rubric_health,
+    rubric_health_json,
+)
 from leaderboard.stats.criterion_health import THRESHOLDS
-from leaderboard.wording_reasons import reason_text
 
 
 def _percent(stat: dict) -> str:

@@ -5,8 +5,8 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError, no_translations
 
-from leaderboard.bundles.signing import KeyUnreadable, public_keys
-from leaderboard.bundles.verify import verify_bundle
+from leaderboard.exports.bundles.signing import KeyUnreadable, public_keys
+from leaderboard.exports.bundles.verify import verify_bundle
 
 KEY_TIMEOUT_SECONDS = 20
 

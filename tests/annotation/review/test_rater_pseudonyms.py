@@ -10,8 +10,8 @@ from annotation.services.responses_import import responses_import
 from annotation.services.review_assignment import assignment_next
 from annotation.services.review_rounds import round_open
 from annotation.services.review_votes import VoteInput, assignment_submit
-from leaderboard.exports import votes_rows
-from leaderboard.selectors.agreement import rater_pseudonyms
+from leaderboard.exports.tables import votes_rows
+from leaderboard.report.selectors.agreement import rater_pseudonyms
 from tests.conftest import jsonl_bytes, lines, question
 
 pytestmark = pytest.mark.django_db

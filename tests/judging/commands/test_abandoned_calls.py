@@ -14,7 +14,7 @@ from judging.management.commands._watch import summary_of
 from judging.models import JudgeAttempt, JudgeLane, JudgeRun, JudgeTask
 from judging.services.claims import tasks_claim
 from judging.services.run_control import judge_run_cancel
-from leaderboard.bundles.calls import abandoned_calls
+from leaderboard.exports.bundles.calls import abandoned_calls
 from tests.judging.commands.test_interrupt_and_resume import _interrupt, _judge, _stop
 from tests.judging.workers import wait_for
 

@@ -15,7 +15,8 @@ from judging.services.ensemble_settings import ensemble_version_save, panel_vers
 from judging.services.judge_versions import ConfigInvalid
 from judging.services.lanes import run_here
 from judging.services.runs import judge_run_start
-from leaderboard.exports import VERDICTS_HEADER, verdict_rows
+from leaderboard.exports.headers import VERDICTS_HEADER
+from leaderboard.exports.tables import verdict_rows
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
