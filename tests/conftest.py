@@ -1,4 +1,5 @@
 import json
+import os
 import socket
 from contextlib import contextmanager
 from pathlib import Path
@@ -172,3 +173,24 @@ def evidence_of(round_, run=None, **options):
         run_ref=str(run.pk) if run is not None else "latest",
         **options,
     )
+
+
+DATABASE_FIXTURES = {"db", "transactional_db", "live_server", "django_db_reset_sequences"}
+
+
+def _touches_the_database(item) -> bool:
+    return item.get_closest_marker("django_db") is not None or bool(
+        DATABASE_FIXTURES & set(getattr(item, "fixturenames", ()))
+    )
+
+
+def pytest_collection_modifyitems(config, items):
+    """With PYTEST_DATABASE_ONLY=1, only the tests that open a database run: CI's second
+    database stage. A test without database access (pytest-django refuses it one) gives the
+    same answer on every database, and the first stage ran it."""
+    if os.environ.get("PYTEST_DATABASE_ONLY") != "1":
+        return
+    keep = [item for item in items if _touches_the_database(item)]
+    if len(keep) < len(items):
+        config.hook.pytest_deselected(items=[i for i in items if not _touches_the_database(i)])
+        items[:] = keep

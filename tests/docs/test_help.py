@@ -31,6 +31,7 @@ def _signed_in(client, user, language="en"):
     ("persona", "guide"),
     [("expert", "expert"), ("coordinator", "coordinator"), ("researcher", "researcher")],
 )
+@pytest.mark.django_db
 def test_help_opens_the_guide_of_the_role(client, request, persona, guide):
     user = request.getfixturevalue(persona)
     response = _signed_in(client, user).get(reverse("help"))
