@@ -1,6 +1,7 @@
 """The corrected board of a bundle, recomputed from its files alone (no Django): the board's
 verdicts (`verdicts.jsonl`), the rubrics and taxonomy, and the correcting round's items with
-their recorded inclusion probabilities and its votes as they stood at publication
+their recorded inclusion probabilities, its votes as they stood at publication and, for a
+round sampled where the judge is unsure, every response's chance in its frame
 (`corrected/`). The same code the site's corrected board runs (`leaderboard.corrected.
 assemble`) decides which responses are labelled, each response's chance and weight, and
 every number; the builder writes its result, the verifier compares it with what is claimed."""
@@ -23,7 +24,8 @@ from leaderboard.exports.bundles.checks import CORRECTED_SCORES, Verification, s
 from leaderboard.exports.bundles.verify_board import category, system_cases
 from leaderboard.stats.ppi_quantities import ResponsePair
 
-BY_SYSTEM = "by_system"  # annotation.review_sampling.BY_SYSTEM, without importing Django
+# annotation.review_sampling's designs, without importing Django.
+BY_SYSTEM, UNCERTAINTY = "by_system", "uncertainty"
 # The numbers checked against the recomputation, as the issue's JSON names them.
 CORRECTED_BY_COUNTS = ("sampled_responses", "labelled_responses", "not_labelled", "sampling")
 
@@ -39,6 +41,21 @@ def _weight(probability: float | None, labelled: bool) -> float | None:
     if labelled:
         return 1.0 / probability if 0 < probability <= 1 else None
     return 1.0 / (1.0 - probability) if 0 <= probability < 1 else None
+
+
+def frame_chances(files: dict[str, bytes], keys) -> dict | None:
+    """Each judged response's chance as the correcting round recorded it at the opening,
+    drawn or not (the uncertainty design's frame carries every one), by (system, case): as
+    the site reads `design_chances` (`corrected.inputs`). None when the frame carries none
+    (a bundle written before it did): the items' own chances are read then."""
+    known = {
+        (row["system"], row["question_id"]): float(row["inclusion_probability"])
+        for row in layout.read_csv(files.get(layout.CORRECTED_FRAME, b""))
+        if row["inclusion_probability"] not in ("", None)
+    }
+    if not known:
+        return None
+    return {key: known.get(key) for key in keys}
 
 
 def corrected_numbers(files: dict[str, bytes], rubrics, taxonomy, header: dict) -> dict:
@@ -76,6 +93,8 @@ def corrected_numbers(files: dict[str, bytes], rubrics, taxonomy, header: dict) 
         ],
         {(system, case.case_id): group(system) for system, each in cases.items() for case in each},
     )
+    if header["design"] == UNCERTAINTY:
+        chances = frame_chances(files, chances.keys()) or chances
     full = int(header["raters_per_item"])
     pairs: dict[str, list[ResponsePair]] = {}
     not_labelled: dict[str, int] = defaultdict(int)
@@ -159,7 +178,7 @@ def _compare_entry(system: str, what: str, claimed, recomputed: dict, result) ->
             _fail(
                 result,
                 f"{system}: {what} {key} {claimed.get(key)!r} is claimed, {value!r} is "
-                f"recomputed from {layout.CORRECTED_VOTES} and {layout.VERDICTS}",
+                f"recomputed from {layout.CORRECTED_VOTES}, the chances and {layout.VERDICTS}",
             )
 
 
@@ -227,12 +246,8 @@ def check_corrected(files: dict[str, bytes], rubrics, taxonomy, result: Verifica
         for row in layout.read_csv(files.get(layout.CORRECTED_WEIGHTS, b""))
     ]
     expected = [[str(v) for v in row] for row in recomputed["weights"]]
-    if not _same_rows(written, expected):
-        _fail(
-            result,
-            "the chances and weights differ from those the design gives",
-            layout.CORRECTED_WEIGHTS,
-        )
+    for message in _differing_rows(written, expected):
+        _fail(result, message, layout.CORRECTED_WEIGHTS)
     result.ran_check(
         CORRECTED_SCORES,
         f"corrected board of {len(recomputed['rows'])} systems recomputed from "
@@ -241,16 +256,31 @@ def check_corrected(files: dict[str, bytes], rubrics, taxonomy, result: Verifica
     )
 
 
-def _same_rows(written: list, expected: list) -> bool:
-    if len(written) != len(expected):
+def _same_cell(x: str, y: str) -> bool:
+    if x == y:
+        return True
+    try:
+        return same(float(x), float(y))
+    except ValueError:
         return False
-    for a, b in zip(written, expected, strict=True):
-        for x, y in zip(a, b, strict=True):
-            if x == y:
-                continue
-            try:
-                if not same(float(x), float(y)):
-                    return False
-            except ValueError:
-                return False
-    return True
+
+
+def _differing_rows(written: list, expected: list, most: int = 10) -> list[str]:
+    """What differs between the weights written and those the design gives, each row named
+    by its system and case (at most `most` of them, then how many more)."""
+    if len(written) != len(expected):
+        return [
+            f"{len(written)} responses' chances and weights are written, the design gives "
+            f"{len(expected)}"
+        ]
+    found = []
+    for mine, theirs in zip(written, expected, strict=True):
+        for name, x, y in zip(layout.CORRECTED_WEIGHT_FIELDS, mine, theirs, strict=True):
+            if not _same_cell(x, y):
+                found.append(
+                    f"{mine[0]} {mine[1]}: {name} {x!r} is written, {y!r} is given by the "
+                    f"design's chances ({layout.CORRECTED_FRAME}, {layout.CORRECTED_ITEMS})"
+                )
+    if len(found) > most:
+        found = [*found[:most], f"and {len(found) - most} more differences"]
+    return found

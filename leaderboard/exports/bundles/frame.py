@@ -6,7 +6,13 @@ each extension), so that `verify_sample` can re-derive the sample and the hand-o
 A round whose items were imported (votes_import) was not sampled here: its frame is its
 items, and only the hand-out order is re-derived. When the population as it stood at the
 opening cannot be rebuilt so that it gives the round's first batch again (responses or
-rubrics were removed since), the frame says so and the sample is not re-derived."""
+rubrics were removed since), the frame says so and the sample is not re-derived.
+
+A round sampled where the judge is unsure recorded every response's own chance when it
+opened (`ReviewRound.design_chances`, which nothing changes afterwards): its frame is that
+population, each response with its chance, drawn or not, so the Poisson draw is re-derived
+from the chances and the seed and the corrected board weighs undrawn responses as the site
+does."""
 
 from collections import Counter
 
@@ -14,7 +20,7 @@ from django.db.models import Exists, OuterRef
 
 from annotation import audit_actions
 from annotation.models import Response, ReviewItem, ReviewRound, RubricVersion
-from annotation.review_sampling import Unit, stratified_sample
+from annotation.review_sampling import UNCERTAINTY, Unit, stratified_sample
 from core.models import AuditEvent
 from leaderboard.exports.bundles import layout
 
@@ -96,6 +102,8 @@ def frame_files(round_: ReviewRound, items: list[tuple], prefix: str) -> tuple[d
     )
     sampled = {response for response, _rank in items}
     batches = _batches(round_, opened, len(items))
+    if round_.sampling == UNCERTAINTY and round_.design_chances:
+        return _chances_frame(round_, sampled, batches, prefix)
     population = _population(round_) if opened is not None else []
     first = {r for r, rank in items if rank < (batches[1]["start"] if len(batches) > 1 else 1e18)}
     units = [Unit(row[0], (row[4], row[5] or "", row[3])) for row in population]
@@ -142,5 +150,49 @@ def frame_files(round_: ReviewRound, items: list[tuple], prefix: str) -> tuple[d
         "batches": batches,
         "strata": "difficulty, primary scene, system",
         "frame": "population at opening" if reproduced else "the round's items",
+    }
+    return {prefix + layout.FRAME: layout.csv_bytes(layout.FRAME_FIELDS, rows)}, sampling
+
+
+def _chances_frame(round_: ReviewRound, sampled: set[int], batches: list[dict], prefix: str):
+    """The population as the round recorded it at the opening, each response with the chance
+    it was drawn with (`inclusion_probability`) and whether it was (`sampled`). A response
+    removed since leaves the draw unrepeatable (the seeded stream runs over every id): the
+    frame then says so, and keeps the others' chances for the corrected board."""
+    chances = {int(pk): p for pk, p in round_.design_chances.items()}
+    population = (
+        Response.objects.filter(pk__in=chances)
+        .order_by("pk")
+        .values_list(
+            "pk",
+            "case__external_id",
+            "system__name",
+            "system_id",
+            "case__difficulty",
+            "case__scenario__primary",
+        )
+    )
+    rows = [
+        [
+            response,
+            qid,
+            system,
+            system_id,
+            difficulty,
+            scene or "",
+            int(response in sampled),
+            chances[response],
+        ]
+        for response, qid, system, system_id, difficulty, scene in population
+    ]
+    complete = len(rows) == len(chances)
+    sampling = {
+        "method": "poisson" if complete else "unknown",
+        "seed": round_.seed,
+        "batches": batches[:1],
+        "chances": "each response's own, recorded when the round opened",
+        "frame": "population at opening"
+        if complete
+        else f"population at opening, less {len(chances) - len(rows)} responses removed since",
     }
     return {prefix + layout.FRAME: layout.csv_bytes(layout.FRAME_FIELDS, rows)}, sampling

@@ -86,6 +86,8 @@ FRAME_FIELDS = [
     "difficulty",
     "primary_scene",
     "sampled",
+    # The share drawn from its stratum; under the uncertainty design, the response's own
+    # chance as recorded when the round opened, drawn or not.
     "inclusion_probability",
 ]
 VOTE_FIELDS = ["question_id", "system", "criterion", "rater", "hit"]

@@ -35,7 +35,7 @@ from leaderboard.exports.bundles.verify_provenance import (
     check_rubrics,
     check_settings,
 )
-from leaderboard.exports.bundles.verify_sample import check_sample
+from leaderboard.exports.bundles.verify_sample import check_corrected_sample, check_sample
 
 __all__ = ["Problem", "Verification", "evaluation_units", "verify_bundle"]
 
@@ -150,6 +150,7 @@ def _check_contents(files: dict[str, bytes], manifest: dict, result: Verificatio
     _readable(lambda: check_calls(files, rubrics, result, manifest), layout.JUDGE_CALLS, result)
     _readable(lambda: check_board(files, rubrics, taxonomy, result), layout.VERDICTS, result)
     _readable(lambda: check_corrected(files, rubrics, taxonomy, result), layout.CORRECTED, result)
+    _readable(lambda: check_corrected_sample(files, result), layout.CORRECTED_FRAME, result)
     _readable(lambda: check_policy(files, board, evaluations, result), layout.BOARD_JSON, result)
     for evaluation_id in evaluations:
         prefix = layout.EVALUATION_DIR.format(id=evaluation_id)
