@@ -6,15 +6,18 @@ AXE = Path(__file__).resolve().parent / "vendor" / "axe-core-4.14.1.min.js"
 BLOCKING = ("serious", "critical")
 
 
-def axe_violations(page) -> list[dict]:
+def axe_violations(page, *, settled: bool = True) -> list[dict]:
     """The serious and critical WCAG 2.x A/AA (and best-practice) violations on the page as
-    it is once its htmx requests have settled, as a reader sees it; nothing is clicked."""
-    # A fragment loading on "load" fades its indicator in; mid-fade its contrast is a frame
-    # of animation, not the page, so axe waits until no request, swap or settle is pending.
-    page.wait_for_load_state("networkidle")
-    page.wait_for_function(
-        "() => !document.querySelector('.htmx-request, .htmx-swapping, .htmx-settling')"
-    )
+    it is once its htmx requests have settled, as a reader sees it; nothing is clicked.
+    `settled=False` reads it as it is now (a test holding a request to check its indicator
+    waits for the indicator itself)."""
+    if settled:
+        # A fragment loading on "load" fades its indicator in; mid-fade its contrast is a
+        # frame of animation, not the page, so axe waits until no request is pending.
+        page.wait_for_load_state("networkidle")
+        page.wait_for_function(
+            "() => !document.querySelector('.htmx-request, .htmx-swapping, .htmx-settling')"
+        )
     if not page.evaluate("() => typeof window.axe !== 'undefined'"):
         # Evaluated by the browser's debugging protocol, which the page's
         # Content-Security-Policy does not govern (a <script> tag it would block).
