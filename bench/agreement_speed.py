@@ -360,8 +360,8 @@ def main(argv: list[str] | None = None) -> None:
     first, median, result = timed(report, max(1, args.repeats // 2))
     print(
         f"agreement report: {first:.2f} s first, {median:.2f} s median "
-        f"({result['units']:,} units, {result['bootstrap']['resamples']} bootstrap resamples, "
-        f"agreement {result['percent_agreement']:.3f}); goal < {GOALS['report']:.0f} s"
+        f"({result.units:,} units, {result.bootstrap['resamples']} bootstrap resamples, "
+        f"agreement {result.percent_agreement:.3f}); goal < {GOALS['report']:.0f} s"
     )
     start = time.perf_counter()
     units = agreement_units(round_=round_, runs=[run])

@@ -479,7 +479,7 @@ def world(db, settings, tmp_path):
         rule="point",
         passed=True,
         units=0,
-        report=evidence_of(round_, run).report,
+        report=evidence_of(round_, run).report.as_json(),
         evaluated_by=users[COORDINATOR],
     )
     snapshot = LeaderboardSnapshot.objects.create(

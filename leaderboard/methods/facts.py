@@ -160,9 +160,9 @@ def methods_facts(evidence: Evidence) -> dict:
     MethodsUnavailable when the evidence has no report."""
     if evidence.report is None:
         raise MethodsUnavailable(evidence.problem)
-    report = evidence.report
+    stated = evidence.report.as_json()
     published = _published(evidence)
-    facts = {**evidence_header(evidence), **{key: report[key] for key in REPORT_KEYS}}
+    facts = {**evidence_header(evidence), **{key: stated[key] for key in REPORT_KEYS}}
     facts.update(
         units_total=len(evidence.units),
         raters=_raters(evidence),

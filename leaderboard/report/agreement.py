@@ -17,6 +17,7 @@ from leaderboard.report.raters import (
     interval_value,
     stat_value,
 )
+from leaderboard.report.typed import BREAKDOWNS, AgreementReport, Confusion, Excluded
 from leaderboard.stats import (
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
@@ -171,7 +172,7 @@ def agreement_report(
     chance_floor: tuple[str, float] | None = None,
     weights: Sequence[float] | None = None,
     sampling: dict | None = None,
-) -> dict:
+) -> AgreementReport:
     """The report of `units`. `sequential` is the sequential test's state for the same
     round (leaderboard.sequential.evidence), kept in the report. `history` is the judge
     version's rounds, oldest first, ending with this one (leaderboard.gate.history): the
@@ -214,57 +215,46 @@ def agreement_report(
     confusion = binary_confusion(judge, human)
     unjudged = majority & ~with_judge
     reasons = np.array([unit.no_verdict for unit in units], dtype=object)
-    excluded = {
-        "ties": int(np.count_nonzero(encoded.tie)),
-        "no_consensus": int(np.count_nonzero(encoded.votes == 0)),
-        "judge_failed": int(np.count_nonzero(unjudged & (reasons == FAILED))),
-        "judge_missing": int(np.count_nonzero(unjudged & (reasons == NOT_JUDGED))),
-        "judge_other_version": int(np.count_nonzero(unjudged & (reasons == OTHER_VERSION))),
-    }
+    excluded = Excluded(
+        ties=int(np.count_nonzero(encoded.tie)),
+        no_consensus=int(np.count_nonzero(encoded.votes == 0)),
+        judge_failed=int(np.count_nonzero(unjudged & (reasons == FAILED))),
+        judge_missing=int(np.count_nonzero(unjudged & (reasons == NOT_JUDGED))),
+        judge_other_version=int(np.count_nonzero(unjudged & (reasons == OTHER_VERSION))),
+    )
     counts, tally = np.unique(encoded.votes, return_counts=True)
-    report = {
-        "units": n,
-        "excluded": excluded,
-        # How many units have each number of votes ("3": 40, "2": 5, ...), short ones shown.
-        "units_by_raters": {
-            str(int(c)): int(k) for c, k in sorted(zip(counts, tally, strict=True), reverse=True)
-        },
-        "min_raters": short_of,
-        "short_of_raters": int(np.count_nonzero(majority & with_judge & ~enough)),
-        "percent_agreement": point,
-        "wilson_95": wilson,
-        "bootstrap_95": interval_value(boot, undefined, "bootstrap_95") if boot else None,
-        "bootstrap": {"resamples": resamples, "seed": seed, "clusters": "dialogue (case)"},
-        "cohen_kappa": stat_value(cohens_kappa(judge, human), undefined, "cohen_kappa"),
-        "gwet_ac1": stat_value(gwet_ac1_pair(judge, human), undefined, "gwet_ac1"),
-        "pabak": stat_value(pabak(judge, human), undefined, "pabak"),
-        "confusion": {
-            "both_hit": confusion.both_hit,
-            "judge_only": confusion.judge_only,
-            "human_only": confusion.human_only,
-            "both_miss": confusion.both_miss,
-            "sensitivity": stat_value(confusion.sensitivity, undefined, "sensitivity"),
-            "specificity": stat_value(confusion.specificity, undefined, "specificity"),
-            "prevalence": stat_value(confusion.prevalence, undefined, "prevalence"),
-        },
-        "binomial_p": stat_value(
-            agreement_binomial_test(agree, n, threshold), undefined, "binomial_p"
-        )
+    # Each statistic below records why it is undefined, in this order (pages list them so).
+    bootstrap_95 = interval_value(boot, undefined, "bootstrap_95") if boot else None
+    cohen_kappa = stat_value(cohens_kappa(judge, human), undefined, "cohen_kappa")
+    gwet_ac1 = stat_value(gwet_ac1_pair(judge, human), undefined, "gwet_ac1")
+    pabak_value = stat_value(pabak(judge, human), undefined, "pabak")
+    rates = Confusion(
+        both_hit=confusion.both_hit,
+        judge_only=confusion.judge_only,
+        human_only=confusion.human_only,
+        both_miss=confusion.both_miss,
+        sensitivity=stat_value(confusion.sensitivity, undefined, "sensitivity"),
+        specificity=stat_value(confusion.specificity, undefined, "specificity"),
+        prevalence=stat_value(confusion.prevalence, undefined, "prevalence"),
+    )
+    binomial_p = (
+        stat_value(agreement_binomial_test(agree, n, threshold), undefined, "binomial_p")
         if n
-        else None,
-        "binomial_log10_p": stat_value(
-            agreement_binomial_log10_p(agree, n, threshold), undefined, "binomial_log10_p"
-        )
+        else None
+    )
+    binomial_log10_p = (
+        stat_value(agreement_binomial_log10_p(agree, n, threshold), undefined, "binomial_log10_p")
         if n
-        else None,
-        "humans": human_statistics(encoded, undefined),
-    }
+        else None
+    )
+    humans = human_statistics(encoded, undefined)
     if not n:
         undefined["binomial_p"] = NO_JUDGED_UNITS
         undefined["binomial_log10_p"] = NO_JUDGED_UNITS
         undefined.setdefault("bootstrap_95", NO_JUDGED_UNITS)
+    design, weighted_95 = None, None
     if sampling is not None or weights is not None:
-        report["sampling"] = {
+        design = {
             **(sampling or {}),
             "weights_applied": weights is not None,
             "gate_weighted": False,
@@ -273,20 +263,18 @@ def agreement_report(
         if spread is not None:
             # The weighted share's own interval: the Wilson and bootstrap ones describe the
             # plain share, which the gate reads.
-            report["weighted_95"] = None if spread.low is None else [spread.low, spread.high]
+            weighted_95 = None if spread.low is None else [spread.low, spread.high]
             if spread.low is None:
                 undefined["weighted_95"] = spread.reason
-            report["sampling"]["weighted_interval"] = spread.as_dict()
-    if sequential is not None:
-        report["sequential"] = sequential
+            design["weighted_interval"] = spread.as_dict()
     # The gate stays on the plain share: the sequential test and the gate over a judge
     # version's rounds count units unweighted.
-    report["gate"] = gate(
-        {**report, "percent_agreement": unweighted}, threshold=threshold, rule=rule
+    decision = gate(
+        point=unweighted, wilson_95=wilson, sequential=sequential, threshold=threshold, rule=rule
     )
     if history:
-        report["gate"] = history_report_gate(
-            report["gate"], history, threshold=threshold, rule=rule, min_raters=min_raters
+        decision = history_report_gate(
+            decision, history, threshold=threshold, rule=rule, min_raters=min_raters
         )
     if chance_floor is not None:
         statistic, floor = chance_floor
@@ -299,20 +287,42 @@ def agreement_report(
             seed=seed,
         )
         reached = bound.lower is not None and bound.lower >= floor
-        report["gate"]["chance"] = {**bound.as_dict(), "floor": floor, "passed": reached}
-        report["gate"]["passed"] = report["gate"]["passed"] and reached
-    for name, attribute in (
-        ("by_ability", "ability"),
-        ("by_category", "category"),
-        ("by_difficulty", "difficulty"),
-        ("by_scenario", "scenario"),
-        ("by_system", "system"),
-    ):
-        groups = list(map(attrgetter(attribute), judged))
-        report[name] = _breakdown(groups, agreeing, undefined, name)
-    report["by_rater"] = by_rater(encoded, undefined)
-    report["undefined"] = undefined
-    return report
+        decision["chance"] = {**bound.as_dict(), "floor": floor, "passed": reached}
+        decision["passed"] = decision["passed"] and reached
+    breakdowns = {
+        f"by_{name}": _breakdown(
+            list(map(attrgetter(name), judged)), agreeing, undefined, f"by_{name}"
+        )
+        for name in BREAKDOWNS
+    }
+    return AgreementReport(
+        units=n,
+        excluded=excluded,
+        # How many units have each number of votes ("3": 40, "2": 5, ...), short ones shown.
+        units_by_raters={
+            str(int(c)): int(k) for c, k in sorted(zip(counts, tally, strict=True), reverse=True)
+        },
+        min_raters=short_of,
+        short_of_raters=int(np.count_nonzero(majority & with_judge & ~enough)),
+        percent_agreement=point,
+        wilson_95=wilson,
+        bootstrap_95=bootstrap_95,
+        bootstrap={"resamples": resamples, "seed": seed, "clusters": "dialogue (case)"},
+        cohen_kappa=cohen_kappa,
+        gwet_ac1=gwet_ac1,
+        pabak=pabak_value,
+        confusion=rates,
+        binomial_p=binomial_p,
+        binomial_log10_p=binomial_log10_p,
+        humans=humans,
+        sampling=design,
+        weighted_95=weighted_95,
+        sequential=sequential,
+        gate=decision,
+        **breakdowns,
+        by_rater=by_rater(encoded, undefined),
+        undefined=undefined,
+    )
 
 
 def _weighted_share(

@@ -63,4 +63,6 @@ class AgreementReport(APIView):
             return ApiResponse({"detail": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
         if evidence.report is None:
             return ApiResponse({"detail": evidence.problem}, status=status.HTTP_404_NOT_FOUND)
-        return ApiResponse(with_reason_texts({**evidence_header(evidence), **evidence.report}))
+        return ApiResponse(
+            with_reason_texts({**evidence_header(evidence), **evidence.report.as_json()})
+        )

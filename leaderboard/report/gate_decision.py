@@ -32,11 +32,19 @@ def history_report_gate(
     return {**single, **decided, "reason": reason}
 
 
-def gate(report: dict, *, threshold: float, rule: GateRule) -> dict:
-    point = report["percent_agreement"]
-    lower = report["wilson_95"][0] if report["wilson_95"] else None
+def gate(
+    *,
+    point: float | None,
+    wilson_95: list[float] | None,
+    sequential: dict | None,
+    threshold: float,
+    rule: GateRule,
+) -> dict:
+    """The decision on one report's units: its plain share `point`, the share's Wilson
+    interval and the sequential test's entry (None without one)."""
+    lower = wilson_95[0] if wilson_95 else None
     if rule == GateRule.SEQUENTIAL:
-        decision = (report.get("sequential") or {}).get("decision")
+        decision = (sequential or {}).get("decision")
         return {
             "threshold": threshold,
             "passed": decision == "pass",

@@ -1,6 +1,7 @@
 """The agreement report as a PDF (A4): identification, the gate, the numbers with n and
 intervals, the exclusions, the three charts and the breakdown tables. Built from the same
-report dictionary as the page; an undefined statistic is written as such, with its reason."""
+report as the page (a stored one read back by AgreementReport.from_json); an undefined
+statistic is written as such, with its reason."""
 
 import io
 from collections import defaultdict
@@ -47,6 +48,7 @@ from leaderboard.report.pdf_style import (
     statistic_value,
 )
 from leaderboard.report.reading import STATISTICS, statistic_readings
+from leaderboard.report.typed import AgreementReport
 from leaderboard.report.wording import gate_rule_text, group_label, reason_text
 
 
@@ -58,9 +60,9 @@ class Identification:
     generated_at: str
 
 
-def _p_value(report: dict, undefined: dict) -> str:
+def _p_value(report: AgreementReport, undefined: dict) -> str:
     """As the page writes it: "p < 0.001" for tiny values, the exact value beside it."""
-    p, log10 = report.get("binomial_p"), report.get("binomial_log10_p")
+    p, log10 = report.binomial_p, report.binomial_log10_p
     if p is None and log10 is not None:
         return f"p < 10^{round(log10)}"
     if p is None:
@@ -112,7 +114,7 @@ def _breakdown(title: str, rows: dict[str, dict], undefined: dict, name: str) ->
 
 
 def agreement_pdf_bytes(
-    report: dict,
+    report: AgreementReport,
     *,
     ident: Identification,
     systems: Sequence[tuple[str, float | None, float | None]],
@@ -120,8 +122,7 @@ def agreement_pdf_bytes(
 ) -> bytes:
     """The PDF of `report`; with `corrected` (leaderboard.report.pdf_corrected), the board
     corrected by the report's round follows the statistics."""
-    undefined: dict[str, str] = report["undefined"]
-    gate = report["gate"]
+    undefined, gate = report.undefined, report.gate
     story: list = [
         paragraph(_("Judge–expert agreement report"), H1),
         Spacer(1, 2 * mm),
@@ -142,16 +143,16 @@ def agreement_pdf_bytes(
     verdict_style = ParagraphStyle(
         "gate-verdict", parent=GATE, textColor=PASSED if gate["passed"] else FAILED
     )
-    point, excluded = report["percent_agreement"], report["excluded"]
+    point, excluded = report.percent_agreement, report.excluded
     agreement = (
         pct(point) if point is not None else number_text(None, undefined.get("percent_agreement"))
     )
     lines = [
         _("Agreement with the human majority: %(value)s (n = %(n)s units)")
-        % {"value": agreement, "n": report["units"]},
+        % {"value": agreement, "n": report.units},
         _("Wilson 95%% interval: %(value)s")
         % {
-            "value": interval_text(report["wilson_95"])
+            "value": interval_text(report.wilson_95)
             or number_text(None, undefined.get("wilson_95"))
         },
         _(
@@ -159,17 +160,17 @@ def agreement_pdf_bytes(
             "(%(resamples)s resamples of whole dialogues, seed %(seed)s)"
         )
         % {
-            "value": interval_text(report["bootstrap_95"])
+            "value": interval_text(report.bootstrap_95)
             or number_text(None, undefined.get("bootstrap_95")),
-            "resamples": report["bootstrap"]["resamples"],
-            "seed": report["bootstrap"]["seed"],
+            "resamples": report.bootstrap["resamples"],
+            "seed": report.bootstrap["seed"],
         },
         *(
             [
                 _("95%% interval weighted by the inverse inclusion probabilities: %(value)s")
-                % {"value": interval_text(report["weighted_95"])}
+                % {"value": interval_text(report.weighted_95)}
             ]
-            if report.get("weighted_95")
+            if report.weighted_95
             else []
         ),
         _("Rule: %(rule)s") % {"rule": gate_rule_text(gate)},
@@ -181,11 +182,11 @@ def agreement_pdf_bytes(
             "rubric version."
         )
         % {
-            "ties": excluded["ties"],
-            "none": excluded["no_consensus"],
-            "failed": excluded.get("judge_failed", 0),
-            "missing": excluded["judge_missing"],
-            "other": excluded.get("judge_other_version", 0),
+            "ties": excluded.ties,
+            "none": excluded.no_consensus,
+            "failed": excluded.judge_failed,
+            "missing": excluded.judge_missing,
+            "other": excluded.judge_other_version,
         },
     ]
     if gate.get("reason"):
@@ -195,7 +196,6 @@ def agreement_pdf_bytes(
     ]
     story.append(Spacer(1, 4 * mm))
 
-    confusion = report["confusion"]
     # As on the page: each statistic with a sentence on how to read it.
     readings = {reading.key: reading.text for reading in statistic_readings(report)}
     rows = [[_("Statistic"), _("Value"), _("How to read it")]]
@@ -203,11 +203,11 @@ def agreement_pdf_bytes(
         if key == "percent_agreement":
             continue  # given above, with its intervals
         section, _dot, name = key.rpartition(".")
-        value = (report.get(section) or {}).get(name) if section else report.get(name)
+        value = report.statistic(key)
         reason = undefined.get(key) or undefined.get(name) or undefined.get(section)
         rows.append([str(title), statistic_value(kind, value, reason), readings.get(key, "")])
     matrix = confusion_chart(
-        confusion,
+        report.confusion,
         labels={
             "experts_hit": _("experts: hit"),
             "experts_miss": _("experts: miss"),
@@ -243,7 +243,7 @@ def agreement_pdf_bytes(
                     SMALL,
                 ),
                 ability_chart(
-                    {group_label(k, "ability"): row for k, row in report["by_ability"].items()},
+                    {group_label(k, "ability"): row for k, row in report.by_ability.items()},
                     threshold=gate["threshold"],
                     width=PAGE_WIDTH,
                     note=no_units,
@@ -272,14 +272,15 @@ def agreement_pdf_bytes(
         ),
         Spacer(1, 4 * mm),
     ]
-    for title, name in (
-        (_("By ability"), "by_ability"),
-        (_("By category"), "by_category"),
-        (_("By difficulty"), "by_difficulty"),
-        (_("By scenario"), "by_scenario"),
-        (_("By system"), "by_system"),
-    ):
-        story += _breakdown(title, report[name], undefined, name)
+    titles = {
+        "by_ability": _("By ability"),
+        "by_category": _("By category"),
+        "by_difficulty": _("By difficulty"),
+        "by_scenario": _("By scenario"),
+        "by_system": _("By system"),
+    }
+    for name, rows in report.breakdowns.items():
+        story += _breakdown(titles[name], rows, undefined, name)
 
     raters = [
         [
@@ -289,7 +290,7 @@ def agreement_pdf_bytes(
             _("Judge's agreement with this expert"),
         ]
     ]
-    for rater, row in report["by_rater"].items():
+    for rater, row in report.by_rater.items():
         raters.append(
             [
                 rater,

@@ -10,6 +10,8 @@ from reportlab.lib import colors
 from reportlab.pdfbase import pdfmetrics
 from reportlab.pdfbase.cidfonts import UnicodeCIDFont
 
+from leaderboard.report.typed import Confusion
+
 LATIN = "Helvetica"
 LATIN_BOLD = "Helvetica-Bold"
 CJK = "STSong-Light"
@@ -105,14 +107,14 @@ def confusion_colours(judge_hit: bool, experts_hit: bool) -> tuple[colors.Color,
     return (AGREE, AGREE_EDGE) if judge_hit == experts_hit else (DISAGREE, DISAGREE_EDGE)
 
 
-def confusion_chart(confusion: dict, *, labels: dict[str, str], size: float = 170) -> Drawing:
+def confusion_chart(confusion: Confusion, *, labels: dict[str, str], size: float = 170) -> Drawing:
     """The 2x2 matrix, judge in rows and experts in columns, coloured by agreement (the
     diagonal) and disagreement, with a legend below."""
     cell, left, top_pad, bottom_pad = size / 2, 70, 24, 20
     drawing = Drawing(left + size + 10, size + top_pad + bottom_pad)
     cells = [
-        [confusion["both_hit"], confusion["judge_only"]],
-        [confusion["human_only"], confusion["both_miss"]],
+        [confusion.both_hit, confusion.judge_only],
+        [confusion.human_only, confusion.both_miss],
     ]
     top = size + bottom_pad
     drawing.add(label(left + cell / 2, top + 8, labels["experts_hit"], 8, "middle"))

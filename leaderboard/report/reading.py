@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from leaderboard.report.typed import AgreementReport
 from leaderboard.report.wording import reason_text
 from leaderboard.stats.planning import items_for_units, units_needed_for_lower_bound
 
@@ -169,19 +170,12 @@ STATISTICS = (
 )
 
 
-def _lookup(report: dict, key: str):
-    value = report
-    for part in key.split("."):
-        value = (value or {}).get(part)
-    return value
-
-
-def statistic_readings(report: dict) -> list[Reading]:
+def statistic_readings(report: AgreementReport) -> list[Reading]:
     """Each statistic of the report's summary with its value and one sentence to read it."""
-    undefined = report.get("undefined", {})
+    undefined = report.undefined
     readings = []
     for key, label, kind in STATISTICS:
-        value = _lookup(report, key)
+        value = report.statistic(key)
         if value is None:
             reason = undefined.get(key) or undefined.get(key.split(".")[-1])
             text = _("Not defined here: %(reason)s.") % {
@@ -204,8 +198,8 @@ def units_text() -> str:
     )
 
 
-def p_value_text(report: dict) -> str:
-    threshold = percent(report["gate"]["threshold"])
+def p_value_text(report: AgreementReport) -> str:
+    threshold = percent(report.gate["threshold"])
     return _(
         "The p-value is the chance of agreement at least this high if the judge's true "
         "agreement were only %(t)s. Below 0.05: the agreement is credibly above %(t)s; near "
@@ -213,10 +207,10 @@ def p_value_text(report: dict) -> str:
     ) % {"t": threshold}
 
 
-def gate_outlook(report: dict, *, units_per_item: float) -> str:
+def gate_outlook(report: AgreementReport, *, units_per_item: float) -> str:
     """What would change the gate's decision, from the same Wilson interval it uses."""
-    gate = report["gate"]
-    threshold, point, units = gate["threshold"], report["percent_agreement"], report["units"]
+    gate = report.gate
+    threshold, point, units = gate["threshold"], report.percent_agreement, report.units
     if point is None or not units:
         return ""
     values = {"t": percent(threshold)}

@@ -7,10 +7,11 @@ judge selection refuse with CALIBRATION_LEAK instead of deciding on the very ite
 version was built from."""
 
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from leaderboard.gate.refusals import CALIBRATION_LEAK
 from leaderboard.report.agreement import Unit
+from leaderboard.report.typed import AgreementReport
 
 # Why a derived version cannot be judged on a round (a refusal code, worded in
 # leaderboard.gate.wording like the gate's others).
@@ -52,16 +53,16 @@ def held_out(units: Sequence[Unit], calibration: Collection[int], *, items: int)
     )
 
 
-def with_guard(report: dict, guard: HeldOut, *, round_name: str) -> dict:
+def with_guard(report: AgreementReport, guard: HeldOut, *, round_name: str) -> AgreementReport:
     """The agreement report of the held-out units, saying what was left out; on a leak its
     gate neither passes nor decides, and names the refusal."""
-    report["excluded"]["calibration"] = guard.excluded_units
-    report["calibration"] = guard.as_dict(round_name=round_name)
+    calibration = guard.as_dict(round_name=round_name)
+    gate = report.gate
     if guard.leak:
-        report["gate"] = {
-            **report["gate"],
-            "passed": False,
-            "refusal": CALIBRATION_LEAK,
-            "calibration": report["calibration"],
-        }
-    return report
+        gate = {**gate, "passed": False, "refusal": CALIBRATION_LEAK, "calibration": calibration}
+    return replace(
+        report,
+        excluded=replace(report.excluded, calibration=guard.excluded_units),
+        calibration=calibration,
+        gate=gate,
+    )

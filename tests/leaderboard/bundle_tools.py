@@ -66,13 +66,13 @@ def regenerate_report(files: dict, prefix: str, *, threshold: float) -> None:
             units, ranks, raters_per_item=record["raters_per_item"], threshold=threshold
         ),
     )
-    store(files, prefix + layout.REPORT_JSON, report)
+    store(files, prefix + layout.REPORT_JSON, report.as_json())
     record.update(
         threshold=threshold,
-        passed=report["gate"]["passed"],
-        agreement=report["percent_agreement"],
-        units=report["units"],
-        lower_bound=report["wilson_95"][0],
-        upper_bound=report["wilson_95"][1],
+        passed=report.gate["passed"],
+        agreement=report.percent_agreement,
+        units=report.units,
+        lower_bound=report.wilson_95[0],
+        upper_bound=report.wilson_95[1],
     )
     store(files, prefix + layout.EVALUATION, record)

@@ -77,16 +77,16 @@ def data(tmp_path):
 def test_the_report_matches_a_hand_count(data):
     round_, run = data
     report = agreement_report(agreement_units(round_=round_, runs=[run]), resamples=200)
-    assert report["units"] == 8 and report["excluded"] == {
+    assert report.units == 8 and report.excluded.as_json() == {
         "ties": 0,
         "no_consensus": 0,
         "judge_failed": 0,
         "judge_missing": 0,
         "judge_other_version": 0,
     }
-    assert report["percent_agreement"] == 0.75  # 6 of 8
+    assert report.percent_agreement == 0.75  # 6 of 8
     # both hit: c1#1 c1#2 c2#3 c2#4 = 4; judge only: c1#3; human only: c2#2; both miss: 2
-    assert report["confusion"] == {
+    assert report.confusion.as_json() == {
         "both_hit": 4,
         "judge_only": 1,
         "human_only": 1,
@@ -95,15 +95,15 @@ def test_the_report_matches_a_hand_count(data):
         "specificity": pytest.approx(2 / 3, abs=1e-12),
         "prevalence": 0.625,
     }
-    assert report["gate"]["passed"] is True  # point estimate 0.75 >= 0.75
+    assert report.gate["passed"] is True  # point estimate 0.75 >= 0.75
     stricter = agreement_report(
         agreement_units(round_=round_, runs=[run]), rule=GateRule.LOWER_BOUND, resamples=200
     )
-    assert stricter["gate"]["passed"] is False and stricter["gate"]["lower_bound"] < 0.75
-    assert report["by_difficulty"]["hard"]["units"] == 4
-    assert set(report["by_rater"]) == set(rater_pseudonyms(round_=round_).values())
-    assert len(report["by_rater"]) == 3
-    assert report["humans"]["fleiss_units"] == 8
+    assert stricter.gate["passed"] is False and stricter.gate["lower_bound"] < 0.75
+    assert report.by_difficulty["hard"]["units"] == 4
+    assert set(report.by_rater) == set(rater_pseudonyms(round_=round_).values())
+    assert len(report.by_rater) == 3
+    assert report.humans["fleiss_units"] == 8
 
 
 def test_ties_and_missing_verdicts_are_excluded_and_counted():
@@ -132,22 +132,22 @@ def test_ties_and_missing_verdicts_are_excluded_and_counted():
         ],
         resamples=50,
     )
-    assert report["excluded"] == {
+    assert report.excluded.as_json() == {
         "ties": 1,
         "no_consensus": 1,
         "judge_failed": 1,
         "judge_missing": 0,
         "judge_other_version": 0,
     }
-    assert report["units"] == 1
+    assert report.units == 1
 
 
 def test_an_empty_report_is_undefined_not_a_number():
     report = agreement_report([], resamples=50)
-    assert report["units"] == 0 and report["percent_agreement"] is None
-    assert report["gate"]["passed"] is False and report["gate"]["reason"]
-    assert "percent_agreement" in report["undefined"]
-    assert "NaN" not in json.dumps(report)
+    assert report.units == 0 and report.percent_agreement is None
+    assert report.gate["passed"] is False and report.gate["reason"]
+    assert "percent_agreement" in report.undefined
+    assert "NaN" not in json.dumps(report.as_json())
 
 
 def test_the_command_prints_json_and_csv(data, capsys):

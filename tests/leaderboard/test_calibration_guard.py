@@ -138,13 +138,13 @@ def test_a_derived_version_is_judged_on_the_held_out_items_only(bench):
     derived_run = finished_run(derived, benchmark, gold)
 
     whole = evidence(round_, parent_run).report
-    assert whole["units"] == 96 and "calibration" not in whole["excluded"]
+    assert whole.units == 96 and "calibration" not in whole.excluded.as_json()
 
     report = evidence(round_, derived_run).report
     # Twelve of the 24 responses are calibration items: their 48 units are left out.
-    assert report["units"] == 48
-    assert report["excluded"]["calibration"] == 48
-    assert report["calibration"] == {
+    assert report.units == 48
+    assert report.excluded.calibration == 48
+    assert report.calibration == {
         "derived_from_round": "R",
         "calibration_items": 12,
         "held_out_items": 12,
@@ -169,10 +169,10 @@ def test_a_derived_version_on_a_round_of_calibration_items_only_is_refused(bench
     run = finished_run(derived, benchmark, gold)
 
     found = evidence(everything, run)
-    assert found.report["units"] == 0
-    assert found.report["excluded"]["calibration"] == 96
-    assert found.report["gate"]["passed"] is False
-    assert found.report["gate"]["refusal"] == "calibration_leak"
+    assert found.report.units == 0
+    assert found.report.excluded.calibration == 96
+    assert found.report.gate["passed"] is False
+    assert found.report.gate["refusal"] == "calibration_leak"
     with pytest.raises(EvaluationRefused, match="calibration part") as refused:
         gate_evaluate(evidence=found)
     assert refused.value.code == "calibration_leak"
@@ -277,7 +277,7 @@ def test_the_round_a_version_came_from_counts_by_its_held_out_part_in_later_gate
     later = open_round(bench, "R2", 0.0)
     derived = derive(parent_version(), origin, 0.3)
     run = finished_run(derived, benchmark, gold)
-    rounds = evidence(later, run).report["gate"]["rounds"]
+    rounds = evidence(later, run).report.gate["rounds"]
     assert [each["round"] for each in rounds] == ["R", "R2"]
     # R's twelve calibration items are not in the version's history; R2 has no split.
     assert [each["items"] for each in rounds] == [12, 24]

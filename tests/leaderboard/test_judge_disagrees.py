@@ -28,8 +28,8 @@ def test_disagreements_are_the_units_whose_judge_differs_from_a_majority():
             if unit.judge is not None and verdict.is_majority and verdict.label != unit.judge:
                 expected.append(index)
         assert judge_disagrees(units) == expected
-        confusion = agreement_report(units, resamples=10)["confusion"]
-        assert len(expected) == confusion["judge_only"] + confusion["human_only"]
+        confusion = agreement_report(units, resamples=10).confusion
+        assert len(expected) == confusion.judge_only + confusion.human_only
 
 
 def test_no_units_no_disagreements():

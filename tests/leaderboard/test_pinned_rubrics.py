@@ -126,8 +126,8 @@ def test_a_tiny_p_value_is_its_value_and_outputs_keep_full_precision():
         for i in range(1500)
     ]
     report = agreement_report(units, resamples=20)
-    assert report["percent_agreement"] == 1.0
-    assert 0 < report["binomial_p"] < 1e-180  # 0.75 ** 1500, never rounded to 0.0
-    assert report["binomial_log10_p"] == pytest.approx(1500 * -0.12493873660829995, abs=1e-9)
+    assert report.percent_agreement == 1.0
+    assert 0 < report.binomial_p < 1e-180  # 0.75 ** 1500, never rounded to 0.0
+    assert report.binomial_log10_p == pytest.approx(1500 * -0.12493873660829995, abs=1e-9)
     mixed = [u._replace(judge=i % 7 != 0) for i, u in enumerate(units[:101])]
-    assert agreement_report(mixed, resamples=20)["percent_agreement"] == 86 / 101
+    assert agreement_report(mixed, resamples=20).percent_agreement == 86 / 101

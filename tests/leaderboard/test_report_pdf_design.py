@@ -8,6 +8,7 @@ from reportlab.lib import colors
 
 from leaderboard.report.pdf_charts import confusion_chart, confusion_colours
 from leaderboard.report.pdf_style import BODY, HEADINGS, statistic_value
+from leaderboard.report.typed import Confusion
 
 LABELS = {
     "experts_hit": "experts: hit",
@@ -48,12 +49,15 @@ def test_the_matrix_colours_do_not_follow_the_counts():
     for counts in ((50, 1, 2, 40), (1, 50, 40, 2)):
         both_hit, judge_only, human_only, both_miss = counts
         drawing = confusion_chart(
-            {
-                "both_hit": both_hit,
-                "judge_only": judge_only,
-                "human_only": human_only,
-                "both_miss": both_miss,
-            },
+            Confusion(
+                both_hit=both_hit,
+                judge_only=judge_only,
+                human_only=human_only,
+                both_miss=both_miss,
+                sensitivity=None,
+                specificity=None,
+                prevalence=None,
+            ),
             labels=LABELS,
         )
         fills = _cells(drawing)

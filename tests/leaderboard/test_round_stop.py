@@ -89,8 +89,8 @@ def test_the_demo_round_decided_was_recorded_once_and_closed_itself(demo):
     assert events.count() == 1
     # The report keeps every statistic of the rated items, and what the decision saved.
     report = agreement_evidence(benchmark=demo.benchmark, round_ref=str(demo.pk)).report
-    assert report["units"] > 0 and report["wilson_95"] is not None
-    saved = report["sequential"]["savings"]
+    assert report.units > 0 and report.wilson_95 is not None
+    saved = report.sequential["savings"]
     assert saved["items_not_needed"] == state["items_total"] - state["decided_at"]
     assert saved["expert_hours"] > 0 and saved["median_item_seconds"] > 0
 

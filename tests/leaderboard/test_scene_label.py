@@ -18,8 +18,8 @@ def unit(response: int, scenario: str, judge: bool) -> Unit:
 def test_the_agreement_breakdown_names_a_case_without_scene_as_the_leaderboard_does():
     units = [unit(1, "职场心理 / 工作压力", True), unit(2, "", True), unit(3, "", False)]
     report = agreement_report(units, threshold=0.75, rule=GateRule("point"), resamples=10)
-    assert set(report["by_scenario"]) == {"", "职场心理 / 工作压力"}
-    assert report["by_scenario"][""]["units"] == 2
+    assert set(report.by_scenario) == {"", "职场心理 / 工作压力"}
+    assert report.by_scenario[""]["units"] == 2
 
 
 def test_pages_name_it_in_the_readers_language():

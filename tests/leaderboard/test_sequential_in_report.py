@@ -81,7 +81,9 @@ def test_the_sequential_rule_passes_only_on_the_tests_decision(data, capsys):  #
     assert report["gate"]["rule_name"] == "sequential" and report["gate"]["passed"] is False
     assert report["gate"]["decision"] == "continue"
     decided = gate(
-        {"percent_agreement": 0.9, "wilson_95": [0.8, 0.95], "sequential": {"decision": "pass"}},
+        point=0.9,
+        wilson_95=[0.8, 0.95],
+        sequential={"decision": "pass"},
         threshold=0.75,
         rule=GateRule.SEQUENTIAL,
     )

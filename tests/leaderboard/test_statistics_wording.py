@@ -3,17 +3,20 @@ sentence names; the sequential card speaks of evidence, not "E-value" or "(1/α)
 keeps the page's "How to read it" column; untimed work reads "not enough timed items",
 never "0.0 min" or "0.0 expert hours"."""
 
+from dataclasses import replace
+
 import pytest
 from django.template.loader import render_to_string
 from django.utils import translation
 
+from leaderboard.report.agreement import agreement_report
 from leaderboard.report.reading import statistic_readings
 from tests.leaderboard.test_agreement_report import data  # noqa: F401  (the shared fixture)
 from tests.leaderboard.test_report_pdf import _pdf, _text, _user
 
 
 def alpha_reading(value: float) -> str:
-    report = {"undefined": {}, "humans": {"krippendorff_alpha": value}}
+    report = replace(agreement_report([], resamples=10), humans={"krippendorff_alpha": value})
     with translation.override("en"):
         readings = {r.key: r for r in statistic_readings(report)}
     return readings["humans.krippendorff_alpha"].text

@@ -11,6 +11,7 @@ from django.core.management import call_command
 from annotation.models import ReviewItem
 from leaderboard.report.agreement import Unit, agreement_report
 from leaderboard.report.selectors.agreement import agreement_units, sampling_weights
+from leaderboard.report.typed import AgreementReport
 from tests.leaderboard.test_agreement_report import data  # noqa: F401  (the fixture)
 
 
@@ -37,8 +38,8 @@ def random_units(n: int, seed: int) -> list[Unit]:
     return units
 
 
-def without_sampling(report: dict) -> dict:
-    return {key: value for key, value in report.items() if key != "sampling"}
+def without_sampling(report: AgreementReport) -> dict:
+    return {key: value for key, value in report.as_json().items() if key != "sampling"}
 
 
 @pytest.mark.parametrize("probability", [1.0, 0.3, 0.123456789])
@@ -46,11 +47,11 @@ def test_equal_weights_give_todays_report_bit_for_bit(probability):
     units = random_units(997, seed=5)
     plain = agreement_report(units, resamples=50)
     weighted = agreement_report(units, resamples=50, weights=[1 / probability] * len(units))
-    assert 0 < plain["percent_agreement"] < 1
+    assert 0 < plain.percent_agreement < 1
     # == on floats, not approx: the same bits.
     assert without_sampling(weighted) == without_sampling(plain)
-    assert weighted["sampling"]["weights_applied"] is True
-    assert weighted["sampling"]["percent_agreement_unweighted"] == plain["percent_agreement"]
+    assert weighted.sampling["weights_applied"] is True
+    assert weighted.sampling["percent_agreement_unweighted"] == plain.percent_agreement
 
 
 def unit(response: int, system: str, agrees: bool) -> Unit:
@@ -67,11 +68,11 @@ def test_unequal_weights_give_the_hajek_estimate_checked_by_hand():
     weights = [1 / 0.3] * 3 + [1 / 0.75] * 3
     report = agreement_report(units, resamples=50, weights=weights, sampling={"design": "x"})
     # Big's 10 responses agree at 2/3 (6.67 of them), Small's 4 at 0: 6.67 of 14.
-    assert report["percent_agreement"] == pytest.approx((10 * 2 / 3) / 14, abs=1e-12)
-    assert report["sampling"]["percent_agreement_unweighted"] == pytest.approx(2 / 6)
-    assert report["sampling"]["design"] == "x"
+    assert report.percent_agreement == pytest.approx((10 * 2 / 3) / 14, abs=1e-12)
+    assert report.sampling["percent_agreement_unweighted"] == pytest.approx(2 / 6)
+    assert report.sampling["design"] == "x"
     # The gate stays on the plain share.
-    assert report["gate"]["point"] == pytest.approx(2 / 6)
+    assert report.gate["point"] == pytest.approx(2 / 6)
 
 
 def test_weights_that_do_not_fit_the_units_are_refused():

@@ -65,13 +65,13 @@ def test_the_report_gives_the_weighted_interval_only_under_unequal_weights():
     report = agreement_report(units, resamples=50, weights=weights, sampling={"design": "x"})
     agree = np.array([u.judge for u in units])
     expected = weighted_share_interval(agree, weights, [u.case for u in units])
-    assert report["weighted_95"] == [expected.low, expected.high]
-    assert report["weighted_95"][0] < report["percent_agreement"] < report["weighted_95"][1]
-    assert report["sampling"]["weighted_interval"]["effective_units"] == pytest.approx(
+    assert report.weighted_95 == [expected.low, expected.high]
+    assert report.weighted_95[0] < report.percent_agreement < report.weighted_95[1]
+    assert report.sampling["weighted_interval"]["effective_units"] == pytest.approx(
         expected.effective_units
     )
     equal = agreement_report(units, resamples=50, weights=[5.0] * len(units))
-    assert "weighted_95" not in equal and "weighted_interval" not in equal["sampling"]
+    assert "weighted_95" not in equal.as_json() and "weighted_interval" not in equal.sampling
 
 
 @pytest.mark.django_db

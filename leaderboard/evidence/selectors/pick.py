@@ -29,6 +29,7 @@ from leaderboard.gate.selectors.history import tallies_of, version_history
 from leaderboard.models import GatePolicy
 from leaderboard.report.agreement import GateRule, Unit, agreement_report
 from leaderboard.report.selectors.agreement import agreement_units, round_tasks, sampling_weights
+from leaderboard.report.typed import AgreementReport
 from leaderboard.selection.calibration_guard import held_out, with_guard
 from leaderboard.sequential.evidence import sequential_block
 from leaderboard.stats import DEFAULT_RESAMPLES
@@ -51,7 +52,7 @@ class Evidence:
     covered: int = 0  # of them, judged (or tried) in the runs
     frozen: int = 0  # of them, judged on the rubric version the round froze
     units: list[Unit] = field(default_factory=list)
-    report: dict | None = None
+    report: AgreementReport | None = None
     problem: str = ""  # why there is no report, for people
 
     @property
@@ -275,7 +276,7 @@ def agreement_evidence(
         else None,
     )
     if guard is not None:
-        with_guard(evidence.report, guard, round_name=round_.name)
+        evidence.report = with_guard(evidence.report, guard, round_name=round_.name)
     return evidence
 
 

@@ -212,6 +212,7 @@ def _with_rubric_digests(files: dict, prefix: str, rubrics: dict) -> None:
 def _pdf(evaluation: GateEvaluation, files: dict, prefix: str, rubrics, taxonomy) -> bytes:
     # reportlab is imported when a PDF is drawn, not at every process's start-up.
     from leaderboard.report.pdf import Identification, agreement_pdf_bytes, system_hit_rates
+    from leaderboard.report.typed import AgreementReport
 
     units = evaluation_units(files, prefix, rubrics, taxonomy)
     ident = Identification(
@@ -220,7 +221,8 @@ def _pdf(evaluation: GateEvaluation, files: dict, prefix: str, rubrics, taxonomy
         run=f"#{evaluation.run_id} · {evaluation.judge_version.label}",
         generated_at=evaluation.created.isoformat(timespec="minutes"),
     )
-    return agreement_pdf_bytes(evaluation.report, ident=ident, systems=system_hit_rates(units))
+    report = AgreementReport.from_json(evaluation.report)
+    return agreement_pdf_bytes(report, ident=ident, systems=system_hit_rates(units))
 
 
 def bundle_files(snapshot: LeaderboardSnapshot, *, lean: bool = False) -> dict[str, bytes]:

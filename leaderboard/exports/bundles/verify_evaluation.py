@@ -211,6 +211,7 @@ def check_evaluation(files, prefix, rubrics, taxonomy, result: Verification) -> 
     sequential = _sequential(context)
     bootstrap = context.claimed["bootstrap"]
     claimed_sampling = context.claimed.get("sampling") or {}
+    # Compared as the bundle keeps a report: as JSON.
     report = agreement_report(
         context.units,
         weights=context.weights,
@@ -227,7 +228,7 @@ def check_evaluation(files, prefix, rubrics, taxonomy, result: Verification) -> 
         history=_history(context, result),
         min_raters=int(context.gate.get("min_raters", 1)),
         short_of=int(context.claimed.get("min_raters", 0)),
-    )
+    ).as_json()
     _check_agreement(context, report, result)
     _check_breakdowns(context, report, result)
     _check_sequential(context, sequential, result)

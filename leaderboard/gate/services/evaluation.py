@@ -77,15 +77,16 @@ def _refuse_evaluation(evidence: Evidence, user) -> None:
             )
             % {"run": run.pk, "n": evidence.items - evidence.frozen, "round": round_.name}
         )
-    if (evidence.report.get("calibration") or {}).get("refusal") == CALIBRATION_LEAK:
-        raise EvaluationRefused(gate_refusal_text(evidence.report["gate"]), CALIBRATION_LEAK)
-    if not evidence.report["units"]:
+    report = evidence.report
+    if (report.calibration or {}).get("refusal") == CALIBRATION_LEAK:
+        raise EvaluationRefused(gate_refusal_text(report.gate), CALIBRATION_LEAK)
+    if not report.units:
         raise EvaluationRefused(
             _("No unit of the round has both a human majority and a judge verdict yet.")
         )
-    refusal = evidence.report["gate"].get("refusal")
+    refusal = report.gate.get("refusal")
     if refusal:
-        raise EvaluationRefused(gate_refusal_text(evidence.report["gate"]), refusal)
+        raise EvaluationRefused(gate_refusal_text(report.gate), refusal)
     if user is not None and rated_in_round(user=user, round_=round_):
         raise EvaluationRefused(gate_refusal_text({"refusal": PUBLISHER_RATED}), PUBLISHER_RATED)
 
@@ -104,8 +105,8 @@ def gate_evaluate(*, evidence: Evidence, user=None) -> GateEvaluation:
 
 def _evaluation_create(evidence: Evidence, user) -> GateEvaluation:
     report, run = evidence.report, evidence.run
-    gate = report["gate"]
-    interval = (gate.get("pooled") or {}).get("interval") or report["wilson_95"] or [None, None]
+    gate = report.gate
+    interval = (gate.get("pooled") or {}).get("interval") or report.wilson_95 or [None, None]
     evaluation = GateEvaluation.objects.create(
         benchmark=evidence.benchmark,
         round=evidence.round,
@@ -115,11 +116,11 @@ def _evaluation_create(evidence: Evidence, user) -> GateEvaluation:
         threshold=gate["threshold"],
         rule=gate["rule_name"],
         passed=gate["passed"],
-        units=report["units"],
-        agreement=report["percent_agreement"],
+        units=report.units,
+        agreement=report.percent_agreement,
         lower_bound=interval[0],
         upper_bound=interval[1],
-        report=report,
+        report=report.as_json(),
         evaluated_by=user if getattr(user, "is_authenticated", False) else None,
     )
     evaluation.runs.set([run.pk for run in evidence.runs])

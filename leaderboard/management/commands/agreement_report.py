@@ -51,22 +51,23 @@ class Command(BaseCommand):
         )
         if evidence.report is None:
             raise CommandError(evidence.problem)
-        report = {**evidence_header(evidence), **evidence.report}
+        report = evidence.report
         if opts["format"] == "json":
-            self.stdout.write(json.dumps(report, ensure_ascii=False))
+            data = {**evidence_header(evidence), **report.as_json()}
+            self.stdout.write(json.dumps(data, ensure_ascii=False))
             return
         header = ["breakdown", "group", "units", "percent_agreement", "wilson_low", "wilson_high"]
         rows = [
             [
                 "overall",
                 "",
-                report["units"],
-                report["percent_agreement"],
-                *(report["wilson_95"] or ["", ""]),
+                report.units,
+                report.percent_agreement,
+                *(report.wilson_95 or ["", ""]),
             ]
         ]
-        for breakdown in ("by_ability", "by_category", "by_difficulty", "by_scenario", "by_system"):
-            for group, row in report[breakdown].items():
+        for breakdown, groups in report.breakdowns.items():
+            for group, row in groups.items():
                 rows.append(
                     [
                         breakdown[3:],

@@ -24,15 +24,16 @@ class Command(BaseCommand):
         evidence = evidence_from(opts)
         if evidence.report is None:
             raise CommandError(evidence.problem)
-        gate = evidence.report["gate"]
+        report = evidence.report
+        gate = report.gate
         result = {
             **evidence_header(evidence),
             "passed": gate["passed"],
             "rule": gate["rule_name"],
             "threshold": gate["threshold"],
-            "agreement": evidence.report["percent_agreement"],
-            "wilson_95": evidence.report["wilson_95"],
-            "units": evidence.report["units"],
+            "agreement": report.percent_agreement,
+            "wilson_95": report.wilson_95,
+            "units": report.units,
             "refusal": gate.get("refusal"),
             "refusal_text": gate_refusal_text(gate),
             "history": [

@@ -28,6 +28,7 @@ from leaderboard.report.reading import (
 )
 from leaderboard.report.selectors.agreement import disagreements
 from leaderboard.report.selectors.case import CaseNotInRound, disagreement_case
+from leaderboard.report.typed import AgreementReport
 from leaderboard.report.wording import group_label
 
 FILTERS = ("ability", "category", "system", "difficulty", "direction")
@@ -102,8 +103,8 @@ def _readings(evidence: Evidence) -> dict:
     }
 
 
-def _chart(report: dict) -> dict:
-    abilities = report["by_ability"]
+def _chart(report: AgreementReport) -> dict:
+    abilities = report.by_ability
     return {
         # The same per-language names as the "By ability" table, not the data's labels.
         "labels": [group_label(name, "ability") for name in abilities],
@@ -112,9 +113,9 @@ def _chart(report: dict) -> dict:
         "high": [(row["wilson_95"] or [None, None])[1] for row in abilities.values()],
         "units": [row["units"] for row in abilities.values()],
         "small": SMALL_GROUP,
-        "threshold": report["gate"]["threshold"],
+        "threshold": report.gate["threshold"],
         "legend": _("agreement with the human majority"),
-        "threshold_label": _("gate threshold %(t)s") % {"t": percent(report["gate"]["threshold"])},
+        "threshold_label": _("gate threshold %(t)s") % {"t": percent(report.gate["threshold"])},
         "small_label": _("grey bars: fewer than %(n)d units, too small to read")
         % {"n": SMALL_GROUP},
     }

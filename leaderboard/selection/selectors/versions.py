@@ -26,6 +26,7 @@ from leaderboard.evidence.selectors.holdout import calibration_responses, derive
 from leaderboard.evidence.selectors.pick import benchmark_rounds, gate_policy
 from leaderboard.report.agreement import GateRule, agreement_report
 from leaderboard.report.selectors.agreement import agreement_units_by_version, sampling_weights
+from leaderboard.report.typed import AgreementReport
 from leaderboard.selection.calibration_guard import held_out, with_guard
 from leaderboard.selection.choice import (
     Candidate,
@@ -175,7 +176,9 @@ def _interval(bounds: list | None, reason: str | None) -> dict:
     return {"low": low, "high": high, "reason": None if bounds else reason}
 
 
-def _judge(version: JudgeVersion, runs, report: dict, frozen_ok: bool, tokens, latencies) -> dict:
+def _judge(
+    version: JudgeVersion, runs, report: AgreementReport, frozen_ok: bool, tokens, latencies
+) -> dict:
     config = version.config
     used = tokens.get(version.pk) or {"tasks": 0, "calls": 0, "prompt": 0, "completion": 0}
     priced = used.get("members") or [
@@ -198,17 +201,17 @@ def _judge(version: JudgeVersion, runs, report: dict, frozen_ok: bool, tokens, l
         ]
     )
     latency = median_latency(latencies.get(version.pk, []))
-    undefined, gate = report["undefined"], report["gate"]
+    undefined, gate = report.undefined, report.gate
     return {
         "judge_version": judge_version_header(version),
         "label": version.label,
         "source": version.source,
         "runs": sorted(run.pk for run in runs),
-        "units": report["units"],
-        "agreement": _stat(report["percent_agreement"], undefined.get("percent_agreement")),
-        "wilson_95": _interval(report["wilson_95"], undefined.get("wilson_95")),
-        "bootstrap_95": _interval(report["bootstrap_95"], undefined.get("bootstrap_95")),
-        "cohens_kappa": _stat(report["cohen_kappa"], undefined.get("cohen_kappa")),
+        "units": report.units,
+        "agreement": _stat(report.percent_agreement, undefined.get("percent_agreement")),
+        "wilson_95": _interval(report.wilson_95, undefined.get("wilson_95")),
+        "bootstrap_95": _interval(report.bootstrap_95, undefined.get("bootstrap_95")),
+        "cohens_kappa": _stat(report.cohen_kappa, undefined.get("cohen_kappa")),
         "versus_best": None,
         "cost_per_1000": _stat(cost.value, cost.reason),
         "prices": {
@@ -225,7 +228,7 @@ def _judge(version: JudgeVersion, runs, report: dict, frozen_ok: bool, tokens, l
         "gate": {
             # As the gate would decide it: the rule met, on the rubric versions the round
             # froze (the gate refuses to record an evaluation otherwise).
-            "passed": bool(gate["passed"] and frozen_ok and report["units"]),
+            "passed": bool(gate["passed"] and frozen_ok and report.units),
             "rule_passed": bool(gate["passed"]),
             "on_frozen_rubrics": frozen_ok,
         },
@@ -290,12 +293,12 @@ def judge_selection(*, round_: ReviewRound, resamples: int = DEFAULT_RESAMPLES) 
             for response, version in frozen.items()
         )
         if guard is not None:
-            with_guard(report, guard, round_name=round_.name)
+            report = with_guard(report, guard, round_name=round_.name)
         row = _judge(runs[0].judge_version, runs, report, on_frozen, tokens, latencies)
         if guard is not None:
-            row["calibration"] = report["calibration"]
+            row["calibration"] = report.calibration
             row["excluded"] = {"calibration": guard.excluded_units}
-            row["gate"]["refusal"] = report["gate"].get("refusal")
+            row["gate"]["refusal"] = report.gate.get("refusal")
         judges[version_id] = row
         flags[version_id] = agreement_flags(units, gold)
         candidates.append(

@@ -89,7 +89,7 @@ def _pilot(benchmark: Benchmark, name: str, judge: str) -> tuple[ReviewRound, fl
     agree, units, _most, _ratings = settled_prefix(
         evidence.units, {unit.response: 0 for unit in evidence.units}, round_.raters_per_item
     )
-    return round_, design_effect(agree, units), evidence.report["percent_agreement"]
+    return round_, design_effect(agree, units), evidence.report.percent_agreement
 
 
 def _benchmark_item_seconds(benchmark: Benchmark) -> float | None:
