@@ -184,13 +184,21 @@ def _touches_the_database(item) -> bool:
     )
 
 
+def _cost_rank(item) -> int:
+    """Fuzzers first, then browser tests, then the rest: the longest tests start while
+    every worker is busy, and the run ends on short ones instead of one worker alone."""
+    if item.get_closest_marker("fuzz"):
+        return 0
+    return 1 if item.get_closest_marker("browser") else 2
+
+
 def pytest_collection_modifyitems(config, items):
     """With PYTEST_DATABASE_ONLY=1, only the tests that open a database run: CI's second
     database stage. A test without database access (pytest-django refuses it one) gives the
     same answer on every database, and the first stage ran it."""
-    if os.environ.get("PYTEST_DATABASE_ONLY") != "1":
-        return
-    keep = [item for item in items if _touches_the_database(item)]
-    if len(keep) < len(items):
-        config.hook.pytest_deselected(items=[i for i in items if not _touches_the_database(i)])
-        items[:] = keep
+    if os.environ.get("PYTEST_DATABASE_ONLY") == "1":
+        keep = [item for item in items if _touches_the_database(item)]
+        if len(keep) < len(items):
+            config.hook.pytest_deselected(items=[i for i in items if not _touches_the_database(i)])
+            items[:] = keep
+    items.sort(key=_cost_rank)
