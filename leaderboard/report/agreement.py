@@ -279,8 +279,8 @@ def agreement_report(
             report["sampling"]["weighted_interval"] = spread.as_dict()
     if sequential is not None:
         report["sequential"] = sequential
-    # The gate stays on the plain share: the sequential test and the gate over a judge
-    # version's rounds count units unweighted.
+    # The fixed rules stay on the plain share; the sequential test weights a round drawn
+    # with unequal chances by itself (leaderboard.stats.sequential_weighted).
     report["gate"] = gate(
         {**report, "percent_agreement": unweighted}, threshold=threshold, rule=rule
     )
