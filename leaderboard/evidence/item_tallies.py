@@ -1,6 +1,7 @@
 """A round's items in hand-out order, each with how many of its units the judge and the
 experts' majority agree on: the one tally the gate's history and the sequential test both
-read (no Django).
+read (no Django), and each item's sampling weight when the round drew them with unequal
+chances.
 
 A unit without a judge verdict, or without a majority (a tie, or no votes), counts in
 neither total. An item is settled when each of its units has the round's votes."""
@@ -50,3 +51,17 @@ def item_tallies(
             )
         )
     return found, max((len(group) for group in by_item.values()), default=0)
+
+
+def item_weights(units: Sequence, weights: Sequence[float] | None) -> dict[int, float]:
+    """Each response's weight from its units' (one per unit, the same for every unit of a
+    response); empty when the weights are equal or not given (nothing to weight)."""
+    if weights is None or len(set(weights)) <= 1:
+        return {}
+    if len(weights) != len(units):
+        raise ValueError("one weight per unit")
+    found: dict[int, float] = {}
+    for unit, weight in zip(units, weights, strict=True):
+        if found.setdefault(unit.response, weight) != weight:
+            raise ValueError(f"response {unit.response}: its units carry different weights")
+    return found

@@ -10,8 +10,11 @@ that no round resets (no Django here).
 - The sequential rule runs one betting process over the rounds in opening order, each
   round contributing its settled prefix in hand-out order, so the wealth carries from round
   to round: a failure, once reached, stays, and a new round cannot shop for a pass.
-- The sequential rule refuses evidence holding a round whose responses were drawn with
-  unequal chances (leaderboard.sequential.evidence says why); the fixed rules read it.
+- A round whose responses were drawn with unequal chances keeps each item's weight (the
+  inverse of its chance), and the sequential rule weights its items by them
+  (leaderboard.stats.sequential_weighted). Tallies recorded without the weights (before
+  they were kept) cannot be weighted: the sequential rule refuses them; the fixed rules
+  read them.
 - Any round whose raters per item are below the policy's minimum, or whose raters could
   read the judge's verdicts, makes the evidence unusable: the refusal names it.
 """
@@ -21,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from leaderboard.evidence.item_tallies import item_tallies
+from leaderboard.evidence.item_tallies import item_tallies, item_weights
 from leaderboard.gate.refusals import (
     RATER_READS_VERDICTS,
     ROUND_INCOMPLETE,
@@ -30,6 +33,7 @@ from leaderboard.gate.refusals import (
 )
 from leaderboard.stats.fixed_gate import clustered_bound
 from leaderboard.stats.sequential import DEFAULT_ALPHA, sequential_history
+from leaderboard.stats.sequential_weighted import chance_ratios, weighted_share
 
 POINT, LOWER_BOUND, SEQUENTIAL = "point", "lower_bound", "sequential"
 
@@ -47,6 +51,15 @@ class RoundTallies:
     most_units: int  # the most criteria of any item (the sequential scale)
     raters_read_verdicts: bool = False
     unequal_chances: bool = False  # its responses were drawn with unequal chances
+    # With unequal chances: each item's weight (the inverse of its chance), as per_item.
+    weights: tuple[float, ...] = ()
+
+    @property
+    def weighted(self) -> bool:
+        return self.unequal_chances and len(self.weights) == len(self.per_item)
+
+    def chance_ratios(self) -> tuple[float, ...] | None:
+        return chance_ratios(self.weights) if self.weighted else None
 
     @property
     def complete(self) -> bool:
@@ -77,6 +90,7 @@ class RoundTallies:
             "per_item": [list(each) for each in self.per_item],
             # Only when set, so rounds stored before it read the same.
             **({"unequal_chances": True} if self.unequal_chances else {}),
+            **({"weights": list(self.weights)} if self.weights else {}),
         }
 
     @classmethod
@@ -89,6 +103,7 @@ class RoundTallies:
             most_units=int(data["most_units"]),
             raters_read_verdicts=bool(data.get("raters_read_verdicts", False)),
             unequal_chances=bool(data.get("unequal_chances", False)),
+            weights=tuple(float(w) for w in data.get("weights") or ()),
         )
 
 
@@ -101,11 +116,14 @@ def round_tallies(
     raters_per_item: int,
     raters_read_verdicts: bool = False,
     unequal_chances: bool = False,
+    weights: Sequence[float] | None = None,
 ) -> RoundTallies:
     """A round's tallies from its agreement units (leaderboard.report.agreement.Unit) and each
     response's hand-out rank. Units without a judge verdict or a majority count in neither
-    total; an item is settled when each of its units has the round's votes."""
+    total; an item is settled when each of its units has the round's votes. `weights` (per
+    unit, the inverse of its response's chance) are kept per item when they differ."""
     items, most = item_tallies(units, ranks, raters_per_item)
+    by_response = item_weights(units, weights) if unequal_chances else {}
     return RoundTallies(
         round_id=round_id,
         name=name,
@@ -114,6 +132,7 @@ def round_tallies(
         most_units=most,
         raters_read_verdicts=raters_read_verdicts,
         unequal_chances=unequal_chances,
+        weights=tuple(by_response[item.response] for item in items) if by_response else (),
     )
 
 
@@ -152,18 +171,27 @@ def _sequential(rounds, threshold, alpha, min_raters) -> dict:
     prefixes = [r.settled_prefix() for r in used]
     if not 0.0 < threshold < 1.0:
         return {"looks": len(used), "passed": False, "decision": None, "sequential": None}
+    ratios = [r.chance_ratios() for r in used]
     result = sequential_history(
         prefixes,
         threshold=threshold,
         alpha=alpha,
         max_units=[r.most_units or None for r in used],
+        ratios=ratios,
     )
-    agree = sum(a for prefix in prefixes for a, _ in prefix)
-    units = sum(m for prefix in prefixes for _, m in prefix)
+    # The share the test reads: each item counted by its chance ratio (1 with equal chances).
+    point = weighted_share(
+        [pair for prefix in prefixes for pair in prefix],
+        [
+            ratio
+            for prefix, given in zip(prefixes, ratios, strict=True)
+            for ratio in (given or [1.0] * len(prefix))[: len(prefix)]
+        ],
+    )
     return {
         "looks": len(used),
         "pooled_rounds": [r.name for r in used],
-        "point": agree / units if units else None,
+        "point": point,
         "lower_bound": result.cs_low,
         "passed": result.decision == "pass",
         "decision": result.decision,
@@ -188,7 +216,10 @@ def history_gate(
         raise ValueError("the history needs at least the round being evaluated")
     current = rounds[-1]
     refusal = _refusal(current, rule, min_raters)
-    unequal = [r.name for r in rounds if r.unequal_chances and _usable(r, min_raters)]
+    # Unequal chances without the items' weights (tallies recorded before they were kept).
+    unequal = [
+        r.name for r in rounds if r.unequal_chances and not r.weighted and _usable(r, min_raters)
+    ]
     extra = {}
     if rule == SEQUENTIAL and unequal and refusal is None:
         refusal, extra = UNEQUAL_CHANCES, {"unequal_chances_round": unequal[-1]}

@@ -11,8 +11,8 @@ PUBLISHER_RATED = "publisher_rated"
 # A judge version derived from a round's calibration part, evaluated on no held-out item of
 # it (leaderboard.selection.calibration_guard).
 CALIBRATION_LEAK = "calibration_leak"
-# The sequential rule on evidence holding a round drawn with unequal chances (by system):
-# its bets assume every item stands for the same share of the responses.
+# The sequential rule on evidence holding a round drawn with unequal chances whose tallies
+# were recorded without the items' weights: it cannot weight the round's items.
 UNEQUAL_CHANCES = "unequal_chances"
 REFUSALS = (
     ROUND_INCOMPLETE,

@@ -61,10 +61,9 @@ def gate_refusal_text(gate: dict) -> str:
         )
     if refusal == codes.UNEQUAL_CHANCES:
         return _(
-            "The round %(round)s drew its responses with unequal chances (sampled by "
-            "system), and the sequential rule bets on items as if each stood for the same "
-            "share of the responses. Decide on the whole sample with the point or "
-            "lower-bound rule."
+            "The round %(round)s drew its responses with unequal chances, and its tallies "
+            "were recorded without its items' chances, so the sequential rule cannot weight "
+            "its items by them. Decide on the whole sample with the point or lower-bound rule."
         ) % {"round": gate.get("unequal_chances_round") or values["round"]}
     if refusal == codes.PUBLISHER_RATED:
         return _(

@@ -267,8 +267,8 @@ def agreement_report(
             if spread.low is None:
                 undefined["weighted_95"] = spread.reason
             design["weighted_interval"] = spread.as_dict()
-    # The gate stays on the plain share: the sequential test and the gate over a judge
-    # version's rounds count units unweighted.
+    # The fixed rules stay on the plain share; the sequential test weights a round drawn
+    # with unequal chances by itself (leaderboard.stats.sequential_weighted).
     decision = gate(
         point=unweighted, wilson_95=wilson, sequential=sequential, threshold=threshold, rule=rule
     )

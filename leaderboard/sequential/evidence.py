@@ -6,22 +6,19 @@ An item enters only once it and every item before it in the hand-out order are s
 cannot bias the result by arriving late. Within a settled item, units without a judge
 verdict or without a majority (a tie) count in neither total.
 
-A round whose responses were drawn with unequal chances is refused, with its reason. The
-betting e-process is valid for a stream in which every item stands for the same share of
-the responses; under the by-system design the stream over-represents the small systems, so
-its e-values would test the sample's plain share, not the responses'. Weighting the bets by
-the inverse probabilities keeps a martingale only with bets capped by the largest weight,
-which the design's spread of weights makes too timid to decide early, and its level would
-rest on a simulation rather than on the proof the unweighted test has. The fixed sample's
-weighted share and interval (`leaderboard.stats.weighted_share`) remain."""
+A round whose responses were drawn with unequal chances is weighted: each item's excess
+counts by its chance ratio, its inverse-probability weight over the round's largest
+(leaderboard.stats.sequential_weighted says why the test stays valid), so the test speaks
+for the responses the round samples, as the weighted share does, not for the sample."""
 
 from collections.abc import Mapping, Sequence
 from itertools import takewhile
 
-from leaderboard.evidence.item_tallies import item_tallies
+from leaderboard.evidence.item_tallies import item_tallies, item_weights
 from leaderboard.report.agreement import Unit
-from leaderboard.stats.reasons import SEQUENTIAL_THRESHOLD, SEQUENTIAL_UNEQUAL_CHANCES
+from leaderboard.stats.reasons import SEQUENTIAL_THRESHOLD
 from leaderboard.stats.sequential import DEFAULT_ALPHA, sequential_gate
+from leaderboard.stats.sequential_weighted import chance_ratios
 
 
 def settled_prefix(
@@ -54,15 +51,9 @@ def sequential_block(
     round's, the two tests' e-values and the confidence sequence for agreement; with
     `with_path`, also the sequence after each item used (`path`: [low, high] per item).
     `weights` (per unit, the inverse of its response's inclusion probability): unequal
-    ones refuse the test (see the module)."""
-    if weights is not None and len(set(weights)) > 1:
-        return {
-            "decision": None,
-            "reason": SEQUENTIAL_UNEQUAL_CHANCES,
-            "threshold": threshold,
-            "alpha": alpha,
-            "items_total": len({unit.response for unit in units}),
-        }
+    ones weight the test (see the module), and the entry says so (`weighted`, with the
+    round's smallest chance, `least_chance`)."""
+    by_response = item_weights(units, weights)
     if not 0.0 < threshold < 1.0:
         # A threshold of 0 or 1 is decided by the fixed rules alone (everything passes, or
         # only perfection does); betting against it has nothing to stake on.
@@ -82,9 +73,14 @@ def sequential_block(
         threshold=threshold,
         alpha=alpha,
         max_units=most,
+        ratios=chance_ratios([by_response[item.response] for item in items])
+        if by_response
+        else None,
     )
     items_total = len(items)
     extra = {"path": [list(step) for step in gate.cs_path]} if with_path else {}
+    if by_response:
+        extra["least_chance"] = 1.0 / max(by_response.values())
     return {
         **gate.as_dict(),
         **extra,

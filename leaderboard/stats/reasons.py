@@ -28,6 +28,9 @@ UNEVEN_RATINGS = "uneven_ratings"
 NO_VOTES = "no_votes"
 NO_PAIRED_UNITS = "no_paired_units"
 SEQUENTIAL_THRESHOLD = "sequential_threshold"
+# Kept for readings recorded before the sequential test weighted a round drawn with unequal
+# chances (leaderboard.stats.sequential_weighted): it refused such a round then, and its
+# sentence says why it did.
 SEQUENTIAL_UNEQUAL_CHANCES = "sequential_unequal_chances"
 # Choosing a judge (leaderboard.selection.choice): its cost, its speed, the choice itself.
 NO_PRICES = "no_prices"

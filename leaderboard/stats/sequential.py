@@ -32,7 +32,10 @@ round's settled prefix into the next (each round scaled by its own U), so wealth
 reset and a failure, once reached, stays (`sequential_history`).
 
 Items are treated as draws from the population of responses the round samples, in random
-order; nothing is extrapolated to items not yet rated.
+order; nothing is extrapolated to items not yet rated. A round that drew its responses with
+unequal chances multiplies each item's excess by its chance ratio (in (0, 1]; 1 for every
+item of a round drawn with equal chances): leaderboard.stats.sequential_weighted says why
+the bets and their bound stay as they are.
 """
 
 from __future__ import annotations
@@ -65,6 +68,7 @@ class SequentialGate:
     cs_path: tuple[tuple[float, float], ...]  # after each item: (low, high)
     bets: tuple[float, ...] = ()  # the pass test's bet on each item (on the scaled excess)
     round_items: tuple[int, ...] = ()  # items used of each round of the history
+    weighted: bool = False  # some item's excess was weighted by its chance ratio
 
     def as_dict(self) -> dict:
         return {
@@ -77,6 +81,8 @@ class SequentialGate:
             "e_pass": self.e_pass,
             "e_fail": self.e_fail,
             "cs": None if self.cs_low is None else [self.cs_low, self.cs_high],
+            # Only when set, so an unweighted test reads as it always has.
+            **({"weighted": True} if self.weighted else {}),
         }
 
 
@@ -106,8 +112,9 @@ def _first_crossing(log_wealth: np.ndarray, level: float) -> np.ndarray:
     return np.where(crossed.any(axis=-1), crossed.argmax(axis=-1), log_wealth.shape[-1])
 
 
-def _excess(agree: np.ndarray, units: np.ndarray, scale: np.ndarray, m: np.ndarray):
-    return (agree[None, :] - m[:, None] * units[None, :]) / scale[None, :]
+def _excess(agree, units, scale, ratio, m: np.ndarray):
+    # A ratio of exactly 1.0 leaves the excess as it is, bit for bit.
+    return (agree[None, :] - m[:, None] * units[None, :]) / scale[None, :] * ratio[None, :]
 
 
 def _prior(m: np.ndarray, first_scale: float) -> np.ndarray:
@@ -121,11 +128,23 @@ def _checked(threshold: float, alpha: float) -> None:
         raise ValueError(f"alpha must lie strictly between 0 and 0.5, got {alpha!r}")
 
 
-def _stacked(rounds, max_units) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple[int, ...]]:
-    """(agree, units, scale) per item over the rounds in order, and each round's items."""
+def _ratios(number: int, given, items: int) -> list[float]:
+    if given is None:
+        return [1.0] * items
+    ratios = [float(r) for r in list(given)[:items]]
+    if len(ratios) < items or any(not 0.0 < r <= 1.0 for r in ratios):
+        raise ValueError(f"round {number}: one chance ratio in (0, 1] per item")
+    return ratios
+
+
+def _stacked(rounds, max_units, ratios):
+    """(agree, units, scale, chance ratio) per item over the rounds in order, and each
+    round's items."""
     if max_units is not None and len(max_units) != len(rounds):
         raise ValueError("one most-units value per round (or none)")
-    agree, units, scale, sizes = [], [], [], []
+    if ratios is not None and len(ratios) != len(rounds):
+        raise ValueError("one list of chance ratios per round (or none)")
+    agree, units, scale, ratio, sizes = [], [], [], [], []
     for number, tallies in enumerate(rounds, start=1):
         pairs = [(float(a), float(u)) for a, u in tallies]
         if any(not 0 <= a <= u for a, u in pairs):
@@ -143,9 +162,10 @@ def _stacked(rounds, max_units) -> tuple[np.ndarray, np.ndarray, np.ndarray, tup
         agree += [a for a, _u in pairs]
         units += [u for _a, u in pairs]
         scale += [round_scale] * len(pairs)
+        ratio += _ratios(number, None if ratios is None else ratios[number - 1], len(pairs))
         sizes.append(len(pairs))
     as_array = lambda values: np.asarray(values, dtype=np.float64)  # noqa: E731
-    return as_array(agree), as_array(units), as_array(scale), tuple(sizes)
+    return as_array(agree), as_array(units), as_array(scale), as_array(ratio), tuple(sizes)
 
 
 def sequential_history(
@@ -154,24 +174,30 @@ def sequential_history(
     threshold: float,
     alpha: float = DEFAULT_ALPHA,
     max_units: Sequence[int | None] | None = None,
+    ratios: Sequence[Sequence[float] | None] | None = None,
 ) -> SequentialGate:
     """The sequential decision on a judge version's rounds, oldest first: each round is its
     settled prefix, per item in hand-out order (agree, units). The betting runs on from
     round to round. `max_units[r]` is the most units an item of round r can have (its
-    largest rubric; by default the most seen in that round's prefix). The decision is the
-    first test to reach 1 / alpha, at `decided_at` items into the whole history."""
+    largest rubric; by default the most seen in that round's prefix). `ratios[r]` (None:
+    1 for every item) is each item's chance ratio in round r drawn with unequal chances
+    (leaderboard.stats.sequential_weighted.chance_ratios), at least one per item of its
+    prefix. The decision is the first test to reach 1 / alpha, at `decided_at` items into
+    the whole history."""
     _checked(threshold, alpha)
-    agree, units, scale, round_items = _stacked(rounds, max_units)
+    agree, units, scale, ratio, round_items = _stacked(rounds, max_units, ratios)
+    weighted = ratios is not None and any(r is not None for r in ratios)
     n = int(units.size)
     if n == 0 or units.max() == 0:
         return SequentialGate(
-            CONTINUE, alpha, threshold, n, None, 1.0, 1.0, None, None, (), (), round_items
-        )
+            CONTINUE, alpha, threshold, n, None, 1.0, 1.0, None, None, (), (), round_items,
+            weighted,
+        )  # fmt: skip
     level = math.log(1.0 / alpha)
     first = float(scale[0])
 
     m = np.array([threshold])
-    excess = _excess(agree, units, scale, m)
+    excess = _excess(agree, units, scale, ratio, m)
     log_pass, bets = _log_wealth(excess, m, _prior(m, first))
     log_fail, _fail_bets = _log_wealth(-excess, 1.0 - m, _prior(m, first))
     first_pass = int(_first_crossing(log_pass[0], level))
@@ -187,7 +213,7 @@ def sequential_history(
     # coarse (0.005): an endpoint is the outermost grid value ruled out, so the sequence
     # is never narrower than its exact form, and a report of thousands of items stays fast.
     grid = _GRID[1:-1]
-    excess = _excess(agree, units, scale, grid)
+    excess = _excess(agree, units, scale, ratio, grid)
     out_above = _first_crossing(_log_wealth(excess, grid, _prior(grid, first))[0], level)
     out_below = _first_crossing(_log_wealth(-excess, 1.0 - grid, _prior(grid, first))[0], level)
     # After each item: the largest m the pass tests have ruled out so far (agreement lies
@@ -212,6 +238,7 @@ def sequential_history(
         cs_path=path,
         bets=tuple(bets[0].tolist()),
         round_items=round_items,
+        weighted=weighted,
     )
 
 
@@ -222,10 +249,12 @@ def sequential_gate(
     threshold: float,
     alpha: float = DEFAULT_ALPHA,
     max_units: int | None = None,
+    ratios: Sequence[float] | None = None,
 ) -> SequentialGate:
     """The sequential decision after the items of one round given, in hand-out order:
     `agree[i]` of `units[i]` units of item i agree. `max_units` is the most units an item
-    of the round can have (by default the most seen)."""
+    of the round can have (by default the most seen); `ratios`, each item's chance ratio
+    when the round drew its items with unequal chances (see `sequential_history`)."""
     _checked(threshold, alpha)
     agree = np.asarray(agree, dtype=np.float64).reshape(-1)
     units = np.asarray(units, dtype=np.float64).reshape(-1)
@@ -237,6 +266,7 @@ def sequential_gate(
         threshold=threshold,
         alpha=alpha,
         max_units=[most],
+        ratios=None if ratios is None else [ratios],
     )
 
 
@@ -247,13 +277,17 @@ def batch_crossings(
     *,
     threshold: float,
     alpha: float = DEFAULT_ALPHA,
+    ratio: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Per row of (agree, units, scale) (a history of items; each item's scale is its
-    round's most units): the index of the item at which the pass test first reaches
-    1 / alpha, and the fail test's, each the number of items when it never does."""
+    round's most units; `ratio`, its chance ratio when drawn with unequal chances): the
+    index of the item at which the pass test first reaches 1 / alpha, and the fail test's,
+    each the number of items when it never does."""
     _checked(threshold, alpha)
     scale = np.broadcast_to(scale, agree.shape)
     excess = (agree - threshold * units) / scale
+    if ratio is not None:
+        excess = excess * ratio
     m = np.full(agree.shape[:-1], threshold)
     prior = _prior(m, scale[..., 0])
     level = math.log(1.0 / alpha)
@@ -269,11 +303,14 @@ def batch_decisions(
     *,
     threshold: float,
     alpha: float = DEFAULT_ALPHA,
+    ratio: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """The decisions of many histories at once, one per row: 1 for pass, -1 for fail, 0
     for continue, and the items used when decided (every item when not)."""
     items = agree.shape[-1]
-    first_pass, first_fail = batch_crossings(agree, units, scale, threshold=threshold, alpha=alpha)
+    first_pass, first_fail = batch_crossings(
+        agree, units, scale, threshold=threshold, alpha=alpha, ratio=ratio
+    )
     decision = np.where(
         (first_pass < items) & (first_pass <= first_fail),
         1,

@@ -1,8 +1,8 @@
 """The bundle of a board evaluated on a round sampled by system, with unequal inclusion
 probabilities: `verify_bundle` re-derives the weighted report from the items' recorded
-probabilities. The sequential block reproduces the refusal (`sequential_unequal_chances`)
-instead of reporting a mismatch, and the weighted share and its interval (`weighted_95`)
-are recomputed and checked."""
+probabilities. The sequential block, weighted by the items' chances, and the gate's history
+holding their weights are recomputed and checked, as are the weighted share and its
+interval (`weighted_95`)."""
 
 import io
 
@@ -59,13 +59,15 @@ def checks(blob: bytes) -> tuple[dict, list]:
 
 
 @pytest.mark.django_db
-def test_an_honest_by_system_bundle_reproduces_the_refusal_and_the_weighted_interval(
+def test_an_honest_by_system_bundle_reproduces_the_weighted_test_and_interval(
     by_system_bundle,
 ):
     blob, prefix = by_system_bundle
     report = load(read_files(blob), prefix + layout.REPORT_JSON)
     assert report["sampling"]["weights_applied"] is True
-    assert report["sequential"]["reason"] == "sequential_unequal_chances"
+    assert report["sequential"]["weighted"] is True
+    assert report["sequential"]["decision"] is not None
+    assert report["gate"]["rounds"][-1]["weights"]
     assert report["weighted_95"] is not None
     assert report["percent_agreement"] != report["sampling"]["percent_agreement_unweighted"]
     found, problems = checks(blob)
@@ -90,11 +92,24 @@ def test_an_edited_weighted_interval_or_share_fails_agreement(by_system_bundle):
 
 
 @pytest.mark.django_db
-def test_a_sequential_decision_claimed_for_a_by_system_round_fails(by_system_bundle):
+def test_another_sequential_decision_claimed_for_a_by_system_round_fails(by_system_bundle):
     blob, prefix = by_system_bundle
     files = read_files(blob)
     report = load(files, prefix + layout.REPORT_JSON)
-    report["sequential"] |= {"decision": "pass", "reason": None}
+    other = "fail" if report["sequential"]["decision"] == "pass" else "pass"
+    report["sequential"] |= {"decision": other}
     store(files, prefix + layout.REPORT_JSON, report)
     found, _problems = checks(write_files(files))
     assert found["sequential"] == "fail"
+
+
+@pytest.mark.django_db
+def test_edited_item_weights_in_the_gates_history_fail(by_system_bundle):
+    blob, prefix = by_system_bundle
+    files = read_files(blob)
+    report = load(files, prefix + layout.REPORT_JSON)
+    weights = report["gate"]["rounds"][-1]["weights"]
+    weights[0] = weights[0] * 2
+    store(files, prefix + layout.REPORT_JSON, report)
+    found, _problems = checks(write_files(files))
+    assert found["gate_history"] == "fail"

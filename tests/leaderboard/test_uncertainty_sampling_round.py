@@ -1,6 +1,7 @@
 """The agreement report on a round sampled more where the judge is unsure: every unit
 weighted by the inverse of its response's recorded chance (the Hájek share), the sequential
-test refused for unequal chances; with equal chances, today's numbers."""
+test weighted by the items' chances (and deciding, once enough items agree); with equal
+chances, today's numbers."""
 
 import json
 
@@ -18,6 +19,7 @@ from annotation.services.review_votes import VoteInput, assignment_submit
 from judging.models import JudgeRun, Verdict
 from judging.services.judgments_import import judgments_import
 from judging.services.uncertain_rounds import uncertain_round_open
+from leaderboard.models import GatePolicy
 from leaderboard.stats.reasons import SEQUENTIAL_UNEQUAL_CHANCES
 from tests.conftest import jsonl_bytes, lines, question
 
@@ -109,8 +111,9 @@ def test_the_report_weights_each_unit_by_its_inverse_chance(runs, capsys):
     assert report["percent_agreement"] == pytest.approx(weighted / total, abs=1e-12)
     assert report["sampling"]["percent_agreement_unweighted"] == pytest.approx(agree_plain / units)
     assert report["percent_agreement"] != pytest.approx(agree_plain / units)
-    assert report["sequential"]["decision"] is None
-    assert report["sequential"]["reason"] == SEQUENTIAL_UNEQUAL_CHANCES
+    assert report["sequential"]["decision"] is not None
+    assert report["sequential"]["weighted"] is True
+    assert report["sequential"]["least_chance"] == min(chance.values())
 
 
 def test_equal_chances_give_todays_numbers(runs, capsys):
@@ -122,6 +125,7 @@ def test_equal_chances_give_todays_numbers(runs, capsys):
     assert report["sampling"]["design"] == "uncertainty"
     assert report["percent_agreement"] == report["sampling"]["percent_agreement_unweighted"]
     assert report["sequential"].get("reason") != SEQUENTIAL_UNEQUAL_CHANCES
+    assert "weighted" not in report["sequential"]
 
 
 def test_the_corrected_inputs_carry_every_responses_chance(runs):
@@ -145,3 +149,52 @@ def test_the_corrected_inputs_carry_every_responses_chance(runs):
         assert pair.probability == round_.design_chances[str(response[pair.judge.case_id])]
     assert len({pair.probability for pair in pairs}) > 1
     assert any(pair.experts is None for pair in pairs)
+
+
+def test_the_weighted_sequential_test_decides_a_round_drawn_where_the_judge_is_unsure(capsys):
+    """Sixty cases, the second judge differing on 0 to 3 criteria; the experts agree with
+    the first judge on every criterion, and the gate's rule is the sequential test."""
+    many = [f"m{i}" for i in range(60)]
+    benchmark_import(chunks=lines(jsonl_bytes([question(q) for q in many])), benchmark_slug="hb")
+    answers = [{"question_id": q, "response": "嗯"} for q in many]
+    responses_import(chunks=lines(jsonl_bytes(answers)), benchmark_slug="hb", system_name="Sys")
+    judge = _import("judge", dict.fromkeys(many, JUDGE))
+    # The second judge differs from the first on 0 to 3 criteria.
+    second = {
+        q: [1 - h if k < i % 4 else h for k, h in enumerate(JUDGE)] for i, q in enumerate(many)
+    }
+    other = _import("other", second)
+    benchmark = Benchmark.objects.get(slug="hb")
+    GatePolicy.objects.create(benchmark=benchmark, rule="sequential", threshold=0.75, min_raters=1)
+    expert = user_create_with_role(username="e-many", password="x-pass-123", role=EXPERT)
+    round_ = uncertain_round_open(
+        benchmark=benchmark,
+        systems=list(System.objects.all()),
+        run=judge,
+        second=other,
+        fraction=0.6,
+        name="Many",
+        experts=[expert],
+        raters_per_item=1,
+        seed=7,
+    )
+    while (a := assignment_next(expert=expert, round_=round_)) is not None:
+        Assignment.objects.filter(pk=a.pk).update(assigned=a.assigned.replace(year=2000))
+        criteria = item_criteria(assignment=a)
+        assignment_submit(
+            assignment=a,
+            votes=[VoteInput(c.pk, bool(h)) for c, h in zip(criteria, JUDGE, strict=True)],
+            comment="",
+            active_seconds=10,
+            base_revision=0,
+        )
+    chances = list(round_.items.values_list("inclusion_probability", flat=True))
+    assert len(set(chances)) > 1
+    report = _report("Many", judge, capsys)
+    sequential = report["sequential"]
+    assert sequential["weighted"] is True and "reason" not in sequential
+    assert sequential["decision"] == "pass"
+    assert sequential["decided_at"] < sequential["items_total"] == len(chances)
+    gate = report["gate"]
+    assert gate["refusal"] is None and gate["passed"] is True
+    assert gate["decision"] == "pass" and gate["sequential"]["weighted"] is True

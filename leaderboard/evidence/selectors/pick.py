@@ -256,9 +256,18 @@ def agreement_evidence(
             units=evidence.units,
             ranks=ranks,
             unequal_chances=unequal,
+            weights=weights,
         )
         if version is not None
-        else [tallies_of(round_=round_, units=evidence.units, ranks=ranks, unequal_chances=unequal)]
+        else [
+            tallies_of(
+                round_=round_,
+                units=evidence.units,
+                ranks=ranks,
+                unequal_chances=unequal,
+                weights=weights,
+            )
+        ]
     )
     evidence.report = agreement_report(
         evidence.units,

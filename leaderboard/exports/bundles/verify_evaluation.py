@@ -193,6 +193,7 @@ def _history(context: _Context, result: Verification) -> list[RoundTallies] | No
         raters_per_item=int(context.raters or recorded["raters_per_item"]),
         raters_read_verdicts=bool(recorded.get("raters_read_verdicts", False)),
         unequal_chances=context.weights is not None and len(set(context.weights)) > 1,
+        weights=context.weights,
     )
     if not same_tree(current.as_dict(), recorded):
         result.fail(

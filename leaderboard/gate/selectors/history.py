@@ -48,9 +48,20 @@ def round_ranks(*, round_: ReviewRound) -> dict[int, int]:
 
 
 def tallies_of(
-    *, round_: ReviewRound, units: Sequence[Unit], ranks=None, unequal_chances=None
+    *,
+    round_: ReviewRound,
+    units: Sequence[Unit],
+    ranks=None,
+    unequal_chances=None,
+    weights: Sequence[float] | None = None,
 ) -> RoundTallies:
-    """`unequal_chances` as the caller already knows it (None: read from the round)."""
+    """`unequal_chances` and the units' `weights` (the inverse of their response's chance)
+    as the caller already knows them (None: read from the round)."""
+    if unequal_chances is None:
+        chances = round_chances(round_=round_)
+        unequal_chances = chances is not None and len(set(chances.values())) > 1
+        if unequal_chances:
+            weights = [1.0 / chances[unit.response] for unit in units]
     return round_tallies(
         units,
         round_ranks(round_=round_) if ranks is None else ranks,
@@ -58,19 +69,19 @@ def tallies_of(
         name=round_.name,
         raters_per_item=round_.raters_per_item,
         raters_read_verdicts=round_raters_read_verdicts(round_=round_),
-        unequal_chances=round_unequal_chances(round_=round_)
-        if unequal_chances is None
-        else unequal_chances,
+        unequal_chances=unequal_chances,
+        weights=weights,
     )
 
 
-def round_unequal_chances(*, round_: ReviewRound) -> bool:
-    """Whether the round's items were drawn with recorded, unequal chances: the weights
-    the agreement report applies (selectors.agreement.sampling_weights) differ. One query."""
-    chances = set(
-        ReviewItem.objects.filter(round=round_).values_list("inclusion_probability", flat=True)
+def round_chances(*, round_: ReviewRound) -> dict[int, float] | None:
+    """Each response's recorded chance in the round; None when some item has none (a round
+    sampled before they were recorded), as the agreement report reads them
+    (selectors.agreement.sampling_weights). One query."""
+    chances = dict(
+        ReviewItem.objects.filter(round=round_).values_list("response_id", "inclusion_probability")
     )
-    return None not in chances and len(chances) > 1
+    return chances if chances and all(chances.values()) else None
 
 
 def _earlier_rounds(round_: ReviewRound):
@@ -88,6 +99,7 @@ def version_history(
     units: Sequence[Unit],
     ranks=None,
     unequal_chances=None,
+    weights: Sequence[float] | None = None,
 ) -> list[RoundTallies]:
     """The version's rounds, oldest first, ending with `round_` (whose `units` are given):
     each earlier round whose responses the version's finished runs judged in full."""
@@ -105,7 +117,13 @@ def version_history(
             found = held_out(found, calibration_responses(round_=earlier), items=items).units
         history.append(tallies_of(round_=earlier, units=found))
     history.append(
-        tallies_of(round_=round_, units=units, ranks=ranks, unequal_chances=unequal_chances)
+        tallies_of(
+            round_=round_,
+            units=units,
+            ranks=ranks,
+            unequal_chances=unequal_chances,
+            weights=weights,
+        )
     )
     return history
 
