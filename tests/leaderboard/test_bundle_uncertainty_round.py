@@ -229,7 +229,8 @@ def test_a_fresh_directory_without_django_re_derives_the_corrected_board(
     )
     out = json.loads(done.stdout)
     results = {check["name"]: check["result"] for check in out["checks"]}
-    assert out["ok"] and not out["django"]
+    assert not out["django"]
+    assert out["ok"], [check for check in out["checks"] if check["result"] == "fail"]
     assert results["corrected_scores"] == results["sample"] == "pass"
 
 
