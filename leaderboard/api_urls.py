@@ -19,6 +19,11 @@ urlpatterns = [
         name="api-leaderboard-corrected",
     ),
     path(
+        "benchmarks/<slug:slug>/judges/<int:version_id>/drift/",
+        lazy_view("leaderboard.drift.api.JudgeDrift"),
+        name="api-judge-drift",
+    ),
+    path(
         "benchmarks/<slug:slug>/compare-runs/",
         lazy_view("leaderboard.selection.api.CompareRuns"),
         name="api-compare-runs",

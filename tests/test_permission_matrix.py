@@ -168,6 +168,7 @@ EXPECTED: dict[str, frozenset[str]] = {
     # a judge version's drift on the anchors: read as boards are; anchors made as a gate is
     "judge-drift": READERS,
     "judge-drift-anchors": CONSENSUS,
+    "api-judge-drift": READERS,
     "signing-key": PUBLIC,  # the public keys that sign bundles: for anyone checking one
     # research downloads (leaderboard.export_data)
     "exports": CONSENSUS,

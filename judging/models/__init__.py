@@ -1,3 +1,4 @@
+from judging.models.anchors import AnchorSet, AnchorUnit
 from judging.models.config import JudgeConfig, PromptTemplate
 from judging.models.probes import OutputProbe
 from judging.models.runs import (
@@ -11,6 +12,8 @@ from judging.models.runs import (
 from judging.models.versions import JudgeVersion
 
 __all__ = [
+    "AnchorSet",
+    "AnchorUnit",
     "JudgeAttempt",
     "JudgeConfig",
     "JudgeLane",

@@ -3,6 +3,7 @@ from django.db import models
 from django.utils.translation import gettext_lazy as _
 
 from annotation.models import Benchmark, Case, Criterion, Response, RubricVersion, System
+from judging.models.anchors import AnchorSet
 from judging.models.config import JudgeConfig, PromptTemplate
 from judging.models.versions import JudgeVersion
 
@@ -61,6 +62,12 @@ class JudgeRun(models.Model):
     # Set while the run's lanes wait for an endpoint that stopped answering (see
     # services/outage.py): the run is running, but no call is made except probes.
     endpoint_down_since = models.DateTimeField(null=True, blank=True)
+    # The benchmark's anchor set when the run started: the run judged its responses too,
+    # mixed among its own tasks in an order drawn from `anchor_seed`.
+    anchor_set = models.ForeignKey(
+        AnchorSet, on_delete=models.SET_NULL, null=True, blank=True, related_name="runs"
+    )
+    anchor_seed = models.BigIntegerField(null=True, blank=True)
 
     objects = JudgeRunQuerySet.as_manager()
 
@@ -88,6 +95,19 @@ def finished_judge_runs(prefix: str = "") -> models.Q:
     return models.Q(
         **{f"{prefix}kind": JudgeRun.Kind.JUDGE, f"{prefix}status": JudgeRun.Status.FINISHED}
     )
+
+
+def requested_tasks(prefix: str = "") -> models.Q:
+    """The one definition of the tasks a run was asked for: every task but those added for
+    the drift anchors alone (`JudgeTask.requested`), which only the drift test reads. From a
+    related model, give the path to the task (`prefix="task__"`)."""
+    return models.Q(**{f"{prefix}requested": True})
+
+
+class JudgeTaskQuerySet(models.QuerySet):
+    def requested(self) -> "JudgeTaskQuerySet":
+        """The tasks the runs were asked for (see `requested_tasks`)."""
+        return self.filter(requested_tasks())
 
 
 class JudgeTask(models.Model):
@@ -137,6 +157,15 @@ class JudgeTask(models.Model):
     call_number = models.PositiveSmallIntegerField(default=0)
     call_started = models.DateTimeField(null=True, blank=True)
     call_tokens = models.PositiveIntegerField(default=0)
+    # The response is one of the run's anchors (its anchor set's): never answered from the
+    # cache, as a reused answer says nothing of the judge today.
+    anchor = models.BooleanField(default=False)
+    # False for an anchor the run was not asked to judge (another system's response, or
+    # one outside its round): its verdicts serve the drift test alone, and the readings of
+    # the run's own results (boards, agreement, exports) leave it out.
+    requested = models.BooleanField(default=True)
+
+    objects = JudgeTaskQuerySet.as_manager()
 
     class Meta:
         ordering = ["pk"]

@@ -8,6 +8,7 @@ from django.db.models import Count, Q
 from judging import ensemble_vote
 from judging.ensemble_vote import UnitVotes
 from judging.models import JudgeAttempt, JudgeRun, MemberVerdict
+from judging.models.runs import requested_tasks
 
 
 def run_ensemble_size(run: JudgeRun) -> int | None:
@@ -24,7 +25,7 @@ def unit_votes(*, run: JudgeRun) -> dict[tuple[int, int], UnitVotes]:
     if size is None:
         return {}
     rows = (
-        MemberVerdict.objects.filter(task__run=run)
+        MemberVerdict.objects.filter(requested_tasks("task__"), task__run=run)
         .values("task_id", "criterion_id")
         .annotate(met=Count("pk", filter=Q(hit=True)), not_met=Count("pk", filter=Q(hit=False)))
     )

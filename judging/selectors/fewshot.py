@@ -95,9 +95,9 @@ def fewshot_proposals(
     by_response = {item.response_id: item for item in items.values()}
     tasks = {
         pk: response
-        for pk, response, rubric in JudgeTask.objects.filter(
-            run=run, status=JudgeTask.Status.DONE, response_id__in=list(by_response)
-        ).values_list("pk", "response_id", "rubric_version_id")
+        for pk, response, rubric in JudgeTask.objects.requested()
+        .filter(run=run, status=JudgeTask.Status.DONE, response_id__in=list(by_response))
+        .values_list("pk", "response_id", "rubric_version_id")
         if rubric == by_response[response].rubric_version_id
     }
     judged: dict[tuple[int, int], bool] = {}

@@ -9,6 +9,7 @@ from django.utils.translation import gettext_lazy as _
 
 from annotation.models import ReviewRound
 from judging.models import JudgeAttempt, JudgeRun, JudgeTask
+from judging.models.runs import requested_tasks
 
 # The rate is that of the run's latest finishes: this many of them, over the time since the
 # first of them (so a run that stalls sees its rate fall instead of staying stale).
@@ -35,6 +36,8 @@ class RunProgress:
     per_minute: float  # the recent rate (see RATE_SAMPLE)
     eta_seconds: float | None
     cost: Decimal
+    # Of the total, drift anchors the run was not asked for (judged for the drift test).
+    anchors_added: int = 0
 
     @property
     def finished(self) -> int:
@@ -55,6 +58,7 @@ def run_progress(*, run: JudgeRun) -> RunProgress:
         running=Count("pk", filter=Q(status=S.RUNNING)),
         pending=Count("pk", filter=Q(status=S.PENDING)),
         cancelled=Count("pk", filter=Q(status=S.CANCELLED)),
+        anchors_added=Count("pk", filter=~requested_tasks()),
         prompt_tokens=Sum("prompt_tokens"),
         completion_tokens=Sum("completion_tokens"),
     )
@@ -82,6 +86,7 @@ def run_progress(*, run: JudgeRun) -> RunProgress:
         per_minute=per_minute,
         eta_seconds=eta if run.status == JudgeRun.Status.RUNNING else None,
         cost=cost.quantize(Decimal("0.0001")),
+        anchors_added=row["anchors_added"],
     )
 
 
@@ -247,7 +252,14 @@ def rounds_judged(*, run: JudgeRun) -> list:
         ReviewRound.objects.filter(benchmark_id=run.benchmark_id)
         .annotate(
             item_count=Count("items", distinct=True),
-            judged=Count("items", filter=Q(items__response__judge_tasks__run=run), distinct=True),
+            judged=Count(
+                "items",
+                filter=Q(
+                    requested_tasks("items__response__judge_tasks__"),
+                    items__response__judge_tasks__run=run,
+                ),
+                distinct=True,
+            ),
         )
         .filter(item_count__gt=0, judged=F("item_count"))
         .order_by("-created", "-pk")

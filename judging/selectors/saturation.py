@@ -4,6 +4,7 @@ from django.db.models import Count, Q
 
 from annotation.models import Benchmark
 from judging.models import JudgeRun, JudgeTask, Verdict
+from judging.models.runs import requested_tasks
 
 
 @dataclass(frozen=True)
@@ -23,6 +24,7 @@ def saturated_criteria(*, benchmark: Benchmark, run: JudgeRun) -> list[Saturated
     they do not tell systems apart, and the HeartBench method drops them. One query."""
     rows = (
         Verdict.objects.filter(
+            requested_tasks("task__"),
             task__run=run,
             task__status=JudgeTask.Status.DONE,
             criterion__rubric_version__case__benchmark=benchmark,

@@ -4,6 +4,7 @@ sample by (annotation.review_sampling.probabilities_by_size). Reads only."""
 from collections import defaultdict
 
 from judging.models import JudgeRun, JudgeTask, Verdict
+from judging.models.runs import requested_tasks
 from judging.selectors.ensemble import run_ensemble_size, unit_votes
 
 ENSEMBLE, SECOND_JUDGE = "ensemble", "second_judge"
@@ -21,7 +22,9 @@ def response_uncertainty(*, run: JudgeRun, second: JudgeRun | None = None) -> di
     if run_ensemble_size(run) is None:
         return {}
     response_of = dict(
-        JudgeTask.objects.filter(run=run, response__isnull=False).values_list("pk", "response_id")
+        JudgeTask.objects.requested()
+        .filter(run=run, response__isnull=False)
+        .values_list("pk", "response_id")
     )
     shares: dict[int, list[float]] = defaultdict(list)
     for (task_id, _criterion), votes in unit_votes(run=run).items():
@@ -32,9 +35,9 @@ def response_uncertainty(*, run: JudgeRun, second: JudgeRun | None = None) -> di
 
 
 def _verdicts(run: JudgeRun) -> dict[tuple[int, int], bool]:
-    rows = Verdict.objects.filter(task__run=run, task__response__isnull=False).values_list(
-        "task__response_id", "criterion_id", "hit"
-    )
+    rows = Verdict.objects.filter(
+        requested_tasks("task__"), task__run=run, task__response__isnull=False
+    ).values_list("task__response_id", "criterion_id", "hit")
     return {(response, criterion): hit for response, criterion, hit in rows}
 
 

@@ -203,7 +203,8 @@ def attempt_failed(
 def cached_reuse(*, prepared: list[Prepared], record: Callable) -> set[int]:
     """Tasks whose identical request (same prompt, model and settings) was answered before
     reuse that answer instead of paying for it again; returns their ids. Two queries for
-    the whole batch."""
+    the whole batch. An anchor's task is never reused: the drift test needs today's answer."""
+    prepared = [p for p in prepared if not p.task.anchor]
     digests = {p.digest for p in prepared}
     sources: dict[str, JudgeTask] = {}
     for source in JudgeTask.objects.filter(

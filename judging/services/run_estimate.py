@@ -1,9 +1,9 @@
 """What a judge run would cost before it runs (`judge --dry-run`): its tasks, the answers
 already cached, the prompt and completion tokens it would use and their price.
 
-The tasks are planned exactly as `judge_run_start` plans them and their requests built in
-memory, so the estimate covers the very tasks and requests a real run would have, and
-nothing is written (no id is used).
+The tasks are planned exactly as `judge_run_start` plans them (the benchmark's anchors it
+would add included) and their requests built in memory, so the estimate covers the very
+tasks and requests a real run would have, and nothing is written (no id is used).
 Tokens are estimated from the text (about one token per two CJK characters and per four
 other characters), corrected by what this model's earlier runs actually reported when
 there are any; completions from this model's earlier answers per criterion, or a default.
@@ -77,13 +77,14 @@ def run_estimate(
     dry run's settings). Raises what judge_run_plan raises. No call is made: the requests
     are built as the endpoint's stored answer on structured output says, or as the version
     asks."""
-    _systems, responses = judge_run_plan(
+    plan = judge_run_plan(
         benchmark=benchmark,
         systems=systems,
         version=version,
         round_=round_,
         failed_generations=failed_generations,
     )
+    responses = plan.tasks + plan.anchors
     output = output_settings(output_mode_decide(version=version, probe=False))
     run = JudgeRun(
         benchmark=benchmark,
@@ -93,7 +94,14 @@ def run_estimate(
     )
     texts = Response.objects.select_related("case").in_bulk([row[0] for row in responses])
     tasks = [
-        JudgeTask(run=run, response=texts[pk], case_id=c, system_id=s, rubric_version_id=v)
+        JudgeTask(
+            run=run,
+            response=texts[pk],
+            case_id=c,
+            system_id=s,
+            rubric_version_id=v,
+            anchor=pk in plan.anchor_responses,
+        )
         for pk, c, s, v in responses
     ]
     criteria: dict[int, list] = {}
@@ -102,15 +110,17 @@ def run_estimate(
         task_prepare(run=run, task=t, criteria=criteria[t.rubric_version_id]) for t in tasks
     ]
     cached = set()
-    # An ensemble makes one call per member and never reuses cached answers.
+    # An ensemble makes one call per member and never reuses cached answers; nor do the
+    # anchors (outcomes.cached_reuse).
     members = ensemble_size(version.ensemble)
     if not fresh_calls and members == 1:
         cached = set(
             JudgeTask.objects.filter(
-                request_hash__in={p.digest for p in prepared}, status=JudgeTask.Status.DONE
+                request_hash__in={p.digest for p in prepared if not p.task.anchor},
+                status=JudgeTask.Status.DONE,
             ).values_list("request_hash", flat=True)
         )
-    to_call = [p for p in prepared if p.digest not in cached]
+    to_call = [p for p in prepared if p.task.anchor or p.digest not in cached]
     snapshot = dict(run.settings_snapshot)
     ratio, per_criterion = _history(version)
     prompt = sum(_request_tokens(p.request.messages) for p in to_call) * (ratio or 1.0) * members
@@ -127,6 +137,8 @@ def run_estimate(
     cost = (Decimal(round(prompt)) * price_in + Decimal(round(completion)) * price_out) / 1000
     return {
         "tasks": len(prepared),
+        # Of the tasks, the benchmark's anchors the run would add (see judge_run_start).
+        "anchor_tasks": len(plan.anchors),
         "cached": len(prepared) - len(to_call),
         "calls": len(to_call) * members,
         "prompt_tokens": round(prompt),

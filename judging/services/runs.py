@@ -1,7 +1,9 @@
 """Starting judge runs (pausing, resuming, cancelling: run_control.py). The work itself is
 done by lanes (execution.py)."""
 
+import random
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 
 from django.db import transaction
 from django.db.models import Q
@@ -14,9 +16,11 @@ from config.broker import BrokerUnreachable, broker_check
 from core.audit import AuditAction
 from core.audit.services import audit_record
 from judging import audit_actions, ensemble_vote
+from judging.anchor_order import interleave
 from judging.endpoints import EndpointRefused, base_url_check, key_variable_check
 from judging.llm_client import MissingApiKey, api_key
 from judging.models import (
+    AnchorSet,
     JudgeConfig,
     JudgeLane,
     JudgeRun,
@@ -25,6 +29,7 @@ from judging.models import (
     PromptTemplate,
 )
 from judging.prompt_check import PromptInvalid, decorated_placeholders
+from judging.selectors.anchors import anchor_tasks_to_add
 from judging.services.ensemble_settings import ensemble_snapshot, panel_members
 from judging.services.output_probe import output_mode_decide, output_settings
 
@@ -165,6 +170,18 @@ def _prompt_plain(prompt: PromptTemplate) -> None:
         )
 
 
+@dataclass(frozen=True)
+class RunPlan:
+    """What a run would judge: its own tasks, and the benchmark's anchors it lacks."""
+
+    systems: list[System]
+    tasks: list[tuple]  # the run's own: (response, case, system, rubric version)
+    anchor_set: AnchorSet | None = None
+    anchors: list[tuple] = field(default_factory=list)  # anchor tasks added, of the same form
+    # Every anchor response the run judges, its own or added: called anew, never reused.
+    anchor_responses: frozenset[int] = frozenset()
+
+
 def judge_run_plan(
     *,
     benchmark: Benchmark,
@@ -172,9 +189,10 @@ def judge_run_plan(
     version: JudgeVersion,
     round_: ReviewRound | None = None,
     failed_generations: bool = False,
-) -> tuple[list[System], list[tuple]]:
-    """The systems and the (response, case, system, rubric version) of each task a run of
-    `version` would have (see `judge_run_start`), reading only. Raises RunNotStartable."""
+) -> RunPlan:
+    """The systems, the (response, case, system, rubric version) of each task a run of
+    `version` would have (see `judge_run_start`) and the anchor tasks it would add,
+    reading only. Raises RunNotStartable."""
     if version.prompt is None or version.prompt.kind != PromptTemplate.Kind.JUDGE:
         raise RunNotStartable(_("Pick a configuration whose prompt is a judge prompt."))
     _prompt_plain(version.prompt)
@@ -192,7 +210,8 @@ def judge_run_plan(
         raise RunNotStartable(_("These systems have no responses to cases with a rubric."))
     if round_ is not None and not systems:
         systems = list(System.objects.filter(pk__in={row[2] for row in responses}))
-    return list(systems), responses
+    anchor_set, anchors, judged = anchor_tasks_to_add(benchmark=benchmark, planned=responses)
+    return RunPlan(list(systems), responses, anchor_set, anchors, frozenset(judged))
 
 
 def judge_run_start(
@@ -207,6 +226,7 @@ def judge_run_start(
     failed_generations: bool = False,
     dispatch: Callable[[JudgeRun], None] | None = None,
     probe: bool = True,
+    anchor_seed: int | None = None,
 ) -> JudgeRun:
     """Create the run of `version` (by default the configuration's current one) and one
     task per response, then hand it to `dispatch` once committed. Without a round, every
@@ -216,6 +236,12 @@ def judge_run_start(
     generations (empty, or the generation script's "Error..." text) are left out unless
     `failed_generations`, as HeartBench's scorer skips them.
 
+    When the benchmark has an anchor set, the run also judges the anchor responses it
+    lacks (`requested` off: the drift test alone reads them), each on the rubric version
+    its round froze, at places drawn from `anchor_seed` (kept on the run; by default drawn
+    at random) among its own tasks. Their requests are built like every other: nothing
+    tells the judge which responses are anchors.
+
     Unless the version's endpoint has told already (or `probe` is off, for an estimate),
     one call first asks it whether it takes structured output (services/output_probe.py).
 
@@ -224,7 +250,7 @@ def judge_run_start(
     the workers' broker does not answer.
     """
     version = _version_of(config, version)
-    systems, responses = judge_run_plan(
+    plan = judge_run_plan(
         benchmark=benchmark,
         systems=systems,
         version=version,
@@ -234,6 +260,8 @@ def judge_run_start(
     workers_reachable(dispatch)
     # Asked (once per version) before anything is written: the answer decides every call.
     output = output_settings(output_mode_decide(version=version, probe=probe))
+    if plan.anchor_set is not None and anchor_seed is None:
+        anchor_seed = random.SystemRandom().randrange(2**31)
     with transaction.atomic():
         run = JudgeRun.objects.create(
             benchmark=benchmark,
@@ -241,12 +269,24 @@ def judge_run_start(
             settings_snapshot={**config_snapshot(version), **output},
             fresh_calls=fresh_calls,
             created_by=user if getattr(user, "is_authenticated", False) else None,
+            anchor_set=plan.anchor_set,
+            anchor_seed=anchor_seed if plan.anchor_set is not None else None,
         )
-        run.systems.set(systems)
+        run.systems.set(plan.systems)
         JudgeTask.objects.bulk_create(
             [
-                JudgeTask(run=run, response_id=pk, case_id=c, system_id=s, rubric_version_id=v)
-                for pk, c, s, v in responses
+                JudgeTask(
+                    run=run,
+                    response_id=pk,
+                    case_id=c,
+                    system_id=s,
+                    rubric_version_id=v,
+                    anchor=pk in plan.anchor_responses,
+                    requested=own,
+                )
+                for (pk, c, s, v), own in interleave(
+                    plan.tasks, plan.anchors, seed=anchor_seed or 0
+                )
             ],
             batch_size=2000,
         )
@@ -318,8 +358,16 @@ def _run_started_details(run: JudgeRun, round_: ReviewRound | None) -> dict:
         "kind": run.kind,
         "judge": f"{version.config.name} v{version.number}",
         "systems": sorted(run.systems.values_list("name", flat=True)),
-        "tasks": run.tasks.count(),
+        "tasks": run.tasks.requested().count(),
         "round": round_.name if round_ is not None else None,
+        **(
+            {
+                "anchor_set": run.anchor_set_id,
+                "anchor_tasks": run.tasks.filter(requested=False).count(),
+            }
+            if run.anchor_set_id
+            else {}
+        ),
     }
 
 

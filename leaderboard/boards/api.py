@@ -70,7 +70,9 @@ class Leaderboard(APIView):
                 "profile": profile,
                 "systems": with_reason_texts(stored_leaderboard_rows(board=board, profile=profile)),
                 # Whether the drift test flagged the judge version on the anchors.
-                "drift": version_drift(benchmark=benchmark, version=board.judge_version).as_dict()
+                "drift": with_reason_texts(
+                    version_drift(benchmark=benchmark, version=board.judge_version).as_dict()
+                )
                 if board.judge_version
                 else None,
             }

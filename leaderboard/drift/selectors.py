@@ -1,16 +1,22 @@
 """Reading the drift of judge versions: each run's agreement with the experts on the
 benchmark's anchors, the drift test on a version's runs (leaderboard.stats.drift), and
-the provider's model strings and fingerprints run by run. Reads only."""
+the provider's model strings and fingerprints run by run. Reads only.
+
+Every run judges the anchors (judging.services.runs adds those it was not asked for), so
+its verdicts on them are read whichever systems it was started for. An anchor whose case's
+rubric has changed since its set was made is set aside for every run: its gold is on the
+old criteria, and the test compares the same anchors run after run."""
 
 from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime
 
 from annotation.models import Benchmark
-from judging.models import JudgeAttempt, JudgeRun, JudgeTask, JudgeVersion, Verdict
+from judging.models import AnchorSet, JudgeAttempt, JudgeRun, JudgeTask, JudgeVersion, Verdict
 from judging.models.runs import finished_judge_runs
-from leaderboard.models import AnchorSet, AnchorUnit
+from judging.selectors.anchors import Anchor, anchor_set_current, anchors_of
 from leaderboard.stats.drift import DRIFTED, DriftTest, drift_test
+from leaderboard.stats.reasons import ANCHORS_RUBRIC_CHANGED, reason
 
 
 @dataclass(frozen=True)
@@ -42,6 +48,15 @@ class VersionDrift:
     runs: list[AnchorRun] = field(default_factory=list)
     test: DriftTest | None = None
     flagged_run: JudgeRun | None = None
+    anchors: tuple[Anchor, ...] = ()  # the anchors tested, in the set's order
+    set_aside: tuple[Anchor, ...] = ()  # their case's rubric has changed since the set
+
+    @property
+    def set_aside_reason(self) -> str | None:
+        """Why anchors were left out of the test, as a reason code (None: none were)."""
+        if not self.set_aside:
+            return None
+        return reason(ANCHORS_RUBRIC_CHANGED, anchors=len(self.set_aside))
 
     @property
     def drifted(self) -> bool:
@@ -66,6 +81,12 @@ class VersionDrift:
             "judge_version": self.version.pk,
             "judge": self.version.label,
             "anchor_set": self.anchor_set.pk if self.anchor_set else None,
+            "anchors": {
+                "tested": len(self.anchors),
+                "criteria": sum(len(anchor.gold) for anchor in self.anchors),
+                "set_aside": len(self.set_aside),
+                "reason": self.set_aside_reason,
+            },
             "drifted": self.drifted,
             "drifted_since": self.drifted_since.isoformat() if self.drifted_since else None,
             "flagged_run": self.flagged_run.pk if self.flagged_run else None,
@@ -86,22 +107,6 @@ class VersionDrift:
         }
 
 
-def anchor_set_current(*, benchmark: Benchmark) -> AnchorSet | None:
-    return AnchorSet.objects.filter(benchmark=benchmark).select_related("round").first()
-
-
-def anchor_responses(*, anchor_set: AnchorSet) -> list[tuple[int, dict[int, bool]]]:
-    """The anchor responses in the set's order, each with its criteria's gold verdicts."""
-    order: dict[int, int] = {}
-    gold: dict[int, dict[int, bool]] = defaultdict(dict)
-    for response, criterion, hit, position in AnchorUnit.objects.filter(
-        anchor_set=anchor_set
-    ).values_list("response_id", "criterion_id", "gold", "position"):
-        order[response] = position
-        gold[response][criterion] = hit
-    return [(response, gold[response]) for response in sorted(order, key=order.get)]
-
-
 def _provider_labels(run_ids: list[int], responses: list[int]) -> dict[int, tuple[set, set]]:
     """Per run, the model strings and fingerprints the provider answered the anchor calls
     with (only those: a run's other calls would make the page scan every attempt)."""
@@ -119,7 +124,7 @@ def _provider_labels(run_ids: list[int], responses: list[int]) -> dict[int, tupl
 
 
 def _anchor_runs(
-    anchor_set: AnchorSet, anchors: list[tuple[int, dict[int, bool]]], version: JudgeVersion
+    anchor_set: AnchorSet, anchors: list[Anchor], version: JudgeVersion
 ) -> list[AnchorRun]:
     runs = list(
         JudgeRun.objects.filter(
@@ -133,24 +138,26 @@ def _anchor_runs(
     for run, response, criterion, hit, cached in Verdict.objects.filter(
         task__run__in=runs,
         task__status=JudgeTask.Status.DONE,
-        task__response_id__in=[response for response, _gold in anchors],
+        task__response_id__in=[anchor.response for anchor in anchors],
     ).values_list("task__run_id", "task__response_id", "criterion_id", "hit", "task__cached_from"):
         verdicts[run][(response, criterion)] = hit
         if cached is not None:
             reused[run].add((response, criterion))
-    labels = _provider_labels([run.pk for run in runs], [response for response, _ in anchors])
+    labels = _provider_labels([run.pk for run in runs], [anchor.response for anchor in anchors])
     rows, before = [], None
     for run in runs:
         judged = verdicts[run.pk]
         agree, missing, units = [], 0, 0
-        for response, gold in anchors:
-            found = [judged.get((response, criterion)) for criterion in gold]
+        for anchor in anchors:
+            # The anchor's criteria are its rubric version's: a verdict on them is a verdict
+            # on that version, never on another.
+            found = [judged.get((anchor.response, criterion)) for criterion in anchor.gold]
             missing += sum(verdict is None for verdict in found)
-            units += len(gold)
-            agree.append(sum(v == g for v, g in zip(found, gold.values(), strict=True)))
+            units += len(anchor.gold)
+            agree.append(sum(v == g for v, g in zip(found, anchor.gold.values(), strict=True)))
         models, prints = (tuple(sorted(values)) for values in labels[run.pk])
         changed = before is not None and (models, prints) != before
-        again = sum((r, c) in reused[run.pk] for r, gold in anchors for c in gold)
+        again = sum((a.response, c) in reused[run.pk] for a in anchors for c in a.gold)
         rows.append(AnchorRun(run, tuple(agree), units, missing, again, models, prints, changed))
         before = (models, prints)
     return rows
@@ -158,25 +165,27 @@ def _anchor_runs(
 
 def version_drift(*, benchmark: Benchmark, version: JudgeVersion) -> VersionDrift:
     """The drift test of `version` on the benchmark's current anchors: its finished runs,
-    oldest first; runs lacking a verdict on some anchor are shown
-    but not tested."""
+    oldest first; runs lacking a verdict on some anchor are shown but not tested, and
+    anchors whose case's rubric has changed are set aside."""
     anchor_set = anchor_set_current(benchmark=benchmark)
     if anchor_set is None:
         return VersionDrift(None, version)
-    return _version_drift(anchor_set, anchor_responses(anchor_set=anchor_set), version)
+    return _version_drift(anchor_set, anchors_of(anchor_set=anchor_set), version)
 
 
 def _version_drift(
-    anchor_set: AnchorSet, anchors: list[tuple[int, dict[int, bool]]], version: JudgeVersion
+    anchor_set: AnchorSet, every: list[Anchor], version: JudgeVersion
 ) -> VersionDrift:
+    anchors = [anchor for anchor in every if not anchor.rubric_changed]
+    aside = tuple(anchor for anchor in every if anchor.rubric_changed)
     rows = _anchor_runs(anchor_set, anchors, version)
     tested = [row for row in rows if row.agreement is not None]
-    sizes = [len(gold) for _response, gold in anchors]
+    sizes = [len(anchor.gold) for anchor in anchors]
     if not sizes:
-        return VersionDrift(anchor_set, version, rows)
+        return VersionDrift(anchor_set, version, rows, anchors=(), set_aside=aside)
     test = drift_test([row.agree for row in tested], sizes)
     flagged = tested[test.flagged_at_run].run if test.flagged_at_run is not None else None
-    return VersionDrift(anchor_set, version, rows, test, flagged)
+    return VersionDrift(anchor_set, version, rows, test, flagged, tuple(anchors), aside)
 
 
 def drifted_since(*, benchmark: Benchmark, version: JudgeVersion) -> datetime | None:
@@ -193,7 +202,7 @@ def drifted_versions(*, benchmark: Benchmark, version_ids) -> dict[int, VersionD
     if anchor_set is None:
         return found
     # The anchors are read once, whatever the number of versions on the board.
-    anchors = anchor_responses(anchor_set=anchor_set)
+    anchors = anchors_of(anchor_set=anchor_set)
     for version in versions:
         drift = _version_drift(anchor_set, anchors, version)
         if drift.drifted:

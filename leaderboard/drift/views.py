@@ -9,8 +9,9 @@ from annotation.models import ReviewRound
 from annotation.selectors.benchmarks import benchmark_get
 from core.permissions import Perm
 from judging.models import JudgeVersion
-from leaderboard.drift.selectors import anchor_responses, version_drift
-from leaderboard.drift.services import DEFAULT_ANCHORS, AnchorsRefused, anchor_set_create
+from judging.services.anchors import DEFAULT_ANCHORS, AnchorsRefused, anchor_set_create
+from leaderboard.drift.selectors import version_drift
+from leaderboard.report.wording_reasons import reason_text
 
 
 @permission_needed(Perm.VIEW_BENCHMARK)
@@ -18,7 +19,6 @@ def drift_page(request: HttpRequest, slug: str, version_id: int) -> HttpResponse
     benchmark = benchmark_get(slug=slug)
     version = get_object_or_404(JudgeVersion.objects.select_related("config"), pk=version_id)
     drift = version_drift(benchmark=benchmark, version=version)
-    anchors = anchor_responses(anchor_set=drift.anchor_set) if drift.anchor_set else []
     return render(
         request,
         "leaderboard/drift.html",
@@ -26,8 +26,9 @@ def drift_page(request: HttpRequest, slug: str, version_id: int) -> HttpResponse
             "benchmark": benchmark,
             "version": version,
             "drift": drift,
-            "anchor_count": len(anchors),
-            "anchor_units": sum(len(gold) for _response, gold in anchors),
+            "anchor_count": len(drift.anchors) + len(drift.set_aside),
+            "anchor_units": sum(len(a.gold) for a in (*drift.anchors, *drift.set_aside)),
+            "set_aside_text": reason_text(drift.set_aside_reason),
             "path": list(zip(drift.runs, drift.run_evalues(), strict=True)),
             "closed_rounds": ReviewRound.objects.filter(
                 benchmark=benchmark, status=ReviewRound.Status.CLOSED

@@ -57,8 +57,10 @@ def export_provenance(
             "response__case__external_id", "rubric_version__number"
         )
     else:
-        pairs = JudgeTask.objects.filter(run=run).values_list(
-            "case__external_id", "rubric_version__number"
+        pairs = (
+            JudgeTask.objects.requested()
+            .filter(run=run)
+            .values_list("case__external_id", "rubric_version__number")
         )
     if run is not None:
         record["judge_run"] = _run_record(run)

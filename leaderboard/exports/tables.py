@@ -83,7 +83,8 @@ def verdict_rows(*, run: JudgeRun) -> Iterator[list]:
     benchmark = run.benchmark.slug
     votes = unit_votes(run=run)
     rows = (
-        JudgeTask.objects.filter(run=run)
+        JudgeTask.objects.requested()
+        .filter(run=run)
         .order_by("pk", "verdicts__criterion__position", "verdicts__pk")
         .values_list(
             "pk",
@@ -222,7 +223,9 @@ def run_abilities(run: JudgeRun) -> list[str]:
     """The labels of the abilities the run's rubric versions assess, in taxonomy order."""
     used = (
         Criterion.objects.filter(
-            rubric_version_id__in=JudgeTask.objects.filter(run=run).values("rubric_version_id")
+            rubric_version_id__in=JudgeTask.objects.requested()
+            .filter(run=run)
+            .values("rubric_version_id")
         )
         .values_list("ability_id", flat=True)
         .distinct()
@@ -242,7 +245,8 @@ def case_score_rows(
         abilities = run_abilities(run)
     benchmark = run.benchmark.slug
     rows = (
-        JudgeTask.objects.filter(run=run)
+        JudgeTask.objects.requested()
+        .filter(run=run)
         .order_by("system__name", "case__position", "pk", "verdicts__criterion__position")
         .values_list(
             "pk",

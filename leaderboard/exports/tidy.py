@@ -183,7 +183,8 @@ def _units(
         task_status: dict[int, str] = {}
         done_tasks: dict[int, int] = {}
         for task_id, response_id, status in (
-            JudgeTask.objects.filter(response_id__in=items.values("response_id"), run=run)
+            JudgeTask.objects.requested()
+            .filter(response_id__in=items.values("response_id"), run=run)
             .order_by("pk")
             .values_list("pk", "response_id", "status")
         ):

@@ -122,9 +122,11 @@ def _predictions(
     labels = {run.pk: run.judge_version.label for run in runs}
     tasks = {
         pk: (run_id, by_response[response][0])
-        for pk, run_id, response, version in JudgeTask.objects.filter(
+        for pk, run_id, response, version in JudgeTask.objects.requested()
+        .filter(
             run__in=list(labels), status=JudgeTask.Status.DONE, response_id__in=list(by_response)
-        ).values_list("pk", "run_id", "response_id", "rubric_version_id")
+        )
+        .values_list("pk", "run_id", "response_id", "rubric_version_id")
         if by_response[response][1] == version
     }
     predictions: dict[tuple[int, int], dict] = {}

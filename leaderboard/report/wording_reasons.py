@@ -129,6 +129,12 @@ SENTENCES: dict[str, str] = {
     stats.F1_ONE_CLASS: gettext_noop(
         "met or not met never occurs on one side of the comparison, so the F1 is undefined"
     ),
+    stats.ANCHORS_RUBRIC_CHANGED: gettext_noop(
+        "anchor responses set aside: %(anchors)s. The rubric of their case has changed since "
+        "the anchor set was made, and a verdict on another rubric version is never compared "
+        "with the experts' verdicts on the old one. Make a new anchor set for the current "
+        "rubric versions."
+    ),
     scores.NO_CASES: gettext_noop("no cases were given"),
     scores.NO_SCORABLE_CASE: gettext_noop("no case has a scorable ability"),
     scores.CASE_NOT_SCORABLE: gettext_noop(

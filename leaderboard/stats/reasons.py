@@ -52,6 +52,8 @@ PPI_NOT_RANKED = "ppi_not_ranked"
 ALT_FEW_ITEMS = "alt_few_items"
 ALT_FEW_EXPERTS = "alt_few_experts"
 F1_ONE_CLASS = "f1_one_class"
+# The drift test (leaderboard.drift): anchors left out because their rubric changed.
+ANCHORS_RUBRIC_CHANGED = "anchors_rubric_changed"
 
 CODES: dict[str, tuple[str, ...]] = {
     NO_UNITS: (),
@@ -94,6 +96,7 @@ CODES: dict[str, tuple[str, ...]] = {
     ALT_FEW_ITEMS: ("units", "needed"),
     ALT_FEW_EXPERTS: ("units", "needed"),
     F1_ONE_CLASS: (),
+    ANCHORS_RUBRIC_CHANGED: ("anchors",),
 }
 
 __all__ = ["CODES", "parse", "reason"]

@@ -223,6 +223,7 @@ def _instance(code: str) -> str:
         "units": 3,
         "needed": 4,
         "systems": 1,
+        "anchors": 3,
     }
     return score_reasons.reason(code, **{name: values[name] for name in CODES[code]})
 

@@ -9,8 +9,8 @@ from annotation.selectors.review import item_criteria
 from annotation.services.review_assignment import assignment_next
 from annotation.services.review_rounds import round_open, round_set_status
 from annotation.services.review_votes import VoteInput, assignment_submit
-from leaderboard.drift.services import AnchorsRefused, anchor_set_create
-from leaderboard.models import AnchorSet, AnchorUnit
+from judging.models import AnchorSet, AnchorUnit
+from judging.services.anchors import AnchorsRefused, anchor_set_create
 from tests.conftest import client_for
 from tests.leaderboard.test_evidence_chain import SYSTEMS, world  # noqa: F401 - fixture
 

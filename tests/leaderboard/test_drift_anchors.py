@@ -7,10 +7,10 @@ from django.urls import reverse
 
 from annotation.models import ReviewRound, System
 from annotation.services.review_rounds import round_set_status
-from judging.models import JudgeConfig, JudgeRun
+from judging.models import AnchorUnit, JudgeConfig, JudgeRun
+from judging.services.anchors import AnchorsRefused, anchor_set_create
 from leaderboard.drift.selectors import version_drift
-from leaderboard.drift.services import AnchorsRefused, anchor_set_create
-from leaderboard.models import AnchorUnit, LeaderboardSnapshot
+from leaderboard.models import LeaderboardSnapshot
 from leaderboard.stats.drift import planned_runs
 from tests.conftest import client_for
 from tests.judging.conftest import simulator  # noqa: F401 - the simulator over HTTP

@@ -134,14 +134,20 @@ class Command(BaseCommand):
         if opts["json"]:
             self.stdout.write(json.dumps(estimate))
             return
+        anchors = (
+            f" (of them {estimate['anchor_tasks']} drift anchors added; anchors are always "
+            "called anew)"
+            if estimate["anchor_tasks"]
+            else ""
+        )
         basis = (
             "calibrated on this model's earlier runs"
             if estimate["calibrated_from_history"]
             else "from the text; no earlier run of this model to calibrate on"
         )
         self.stdout.write(
-            f"dry run, nothing created: {estimate['tasks']} tasks, {estimate['cached']} "
-            f"answered before (reused), {estimate['calls']} calls to make\n"
+            f"dry run, nothing created: {estimate['tasks']} tasks{anchors}, "
+            f"{estimate['cached']} answered before (reused), {estimate['calls']} calls to make\n"
             f"estimated tokens ({basis}): {estimate['prompt_tokens']} prompt + "
             f"{estimate['completion_tokens']} completion\n"
             f"estimated cost: {estimate['cost']} {settings.CURRENCY} (at "

@@ -54,8 +54,11 @@ class BoardRuns:
 
     def tasks(self) -> QuerySet:
         """The done tasks whose verdicts count: per (system, case), the one that finished
-        last (ties: the later task)."""
-        done = JudgeTask.objects.filter(run_id__in=self.run_ids, status=JudgeTask.Status.DONE)
+        last (ties: the later task). Only tasks the runs were asked for: an anchor a run
+        judged for the drift test alone is no part of its board."""
+        done = JudgeTask.objects.requested().filter(
+            run_id__in=self.run_ids, status=JudgeTask.Status.DONE
+        )
         if len(self.runs) == 1:
             return done
         # A done task always has its finishing time; one written without (by hand) counts
@@ -68,10 +71,12 @@ class BoardRuns:
 
     def failed(self) -> QuerySet:
         """Failed tasks of (system, case) pairs that no run judged: one per pair."""
-        failed = JudgeTask.objects.filter(run_id__in=self.run_ids, status=JudgeTask.Status.FAILED)
+        failed = JudgeTask.objects.requested().filter(
+            run_id__in=self.run_ids, status=JudgeTask.Status.FAILED
+        )
         if len(self.runs) == 1:
             return failed
-        done = JudgeTask.objects.filter(
+        done = JudgeTask.objects.requested().filter(
             run_id__in=self.run_ids,
             status=JudgeTask.Status.DONE,
             system_id=OuterRef("system_id"),

@@ -109,10 +109,11 @@ def _round_responses(round_: ReviewRound):
 
 def round_runs(*, benchmark: Benchmark, round_: ReviewRound | None):
     """The benchmark's finished judge runs, newest first, each annotated with how many of the
-    round's responses it judged (`covered`). One query."""
+    round's responses it was asked to judge (`covered`; anchors it judged for the drift
+    test alone are not). One query."""
     runs = _finished_runs(benchmark)
     if round_ is not None:
-        mine = JudgeTask.objects.filter(
+        mine = JudgeTask.objects.requested().filter(
             run=OuterRef("pk"), response_id__in=_round_responses(round_)
         )
         counted = mine.order_by().values("run").annotate(n=Count("pk")).values("n")
@@ -135,7 +136,8 @@ def _covering_version_runs(benchmark: Benchmark, round_: ReviewRound, items: int
     """The finished runs of the newest judge version whose finished runs together judged
     every response of the round (none: empty). Two queries."""
     versions = (
-        JudgeTask.objects.filter(
+        JudgeTask.objects.requested()
+        .filter(
             finished_judge_runs("run__"),
             run__benchmark=benchmark,
             response_id__in=_round_responses(round_),

@@ -29,11 +29,15 @@ class RoundTask:
 
 def round_tasks(*, round_: ReviewRound, runs: Sequence[JudgeRun]) -> dict[int, RoundTask]:
     """Per response of the round judged in `runs`: the done task that finished last, or,
-    when none is done, the last task (failed, pending or cancelled). One query."""
+    when none is done, the last task (failed, pending or cancelled). Only tasks the runs
+    were asked for: an anchor judged for the drift test alone is not evidence for the
+    round. One query."""
     chosen: dict[int, tuple] = {}
-    for pk, response, status, version, finished in JudgeTask.objects.filter(
-        run__in=[run.pk for run in runs], response__review_items__round=round_
-    ).values_list("pk", "response_id", "status", "rubric_version_id", "finished"):
+    for pk, response, status, version, finished in (
+        JudgeTask.objects.requested()
+        .filter(run__in=[run.pk for run in runs], response__review_items__round=round_)
+        .values_list("pk", "response_id", "status", "rubric_version_id", "finished")
+    ):
         rank = (status == JudgeTask.Status.DONE, finished or NEVER, pk)
         if response not in chosen or rank > chosen[response][0]:
             chosen[response] = (rank, RoundTask(pk, status, version))
@@ -110,9 +114,11 @@ def agreement_units_by_version(
     frame = _round_frame(round_)
     version_of = {run.pk: run.judge_version_id for run in runs}
     chosen: dict[int, dict[int, tuple]] = defaultdict(dict)
-    for pk, run, response, status, rubric, finished in JudgeTask.objects.filter(
-        run__in=list(version_of), response__review_items__round=round_
-    ).values_list("pk", "run_id", "response_id", "status", "rubric_version_id", "finished"):
+    for pk, run, response, status, rubric, finished in (
+        JudgeTask.objects.requested()
+        .filter(run__in=list(version_of), response__review_items__round=round_)
+        .values_list("pk", "run_id", "response_id", "status", "rubric_version_id", "finished")
+    ):
         mine = chosen[version_of[run]]
         rank = (status == JudgeTask.Status.DONE, finished or NEVER, pk)
         if response not in mine or rank > mine[response][0]:

@@ -63,7 +63,9 @@ class CaseView:
 def _chosen_task(runs: Sequence[JudgeRun], response: int) -> JudgeTask | None:
     """The task whose verdicts stand for the response, chosen as the agreement report
     chooses it (`round_tasks`): the done task that finished last, else the last task."""
-    tasks = JudgeTask.objects.filter(run__in=[run.pk for run in runs], response_id=response)
+    tasks = JudgeTask.objects.requested().filter(
+        run__in=[run.pk for run in runs], response_id=response
+    )
     ranked = sorted(
         tasks, key=lambda t: (t.status == JudgeTask.Status.DONE, t.finished or NEVER, t.pk)
     )

@@ -88,7 +88,7 @@ def judge_verdicts(
     one's verdict, so a response counts once however many runs there are). One query, reading the
     benchmark's runs task by task: filtering on the criteria instead makes SQLite probe
     every task for every criterion."""
-    tasks = JudgeTask.objects.filter(
+    tasks = JudgeTask.objects.requested().filter(
         finished_judge_runs("run__"),
         run__benchmark=benchmark,
         run__judge_version=judge,

@@ -12,6 +12,7 @@ from annotation.consensus import has_majority, majority_hit
 from annotation.models import Benchmark, ReviewRound
 from config.version import CONCORD_VERSION
 from judging.models import JudgeRun, JudgeTask, Verdict
+from judging.models.runs import requested_tasks
 from leaderboard.boards.selectors.runs import judge_version_header
 from leaderboard.report.selectors.agreement import agreement_units
 from leaderboard.stats.bootstrap import DEFAULT_RESAMPLES
@@ -33,7 +34,9 @@ class _Verdict:
 
 
 def _verdicts(run: JudgeRun) -> dict[tuple[int, int], _Verdict]:
-    rows = Verdict.objects.filter(task__run=run, task__status=JudgeTask.Status.DONE).values_list(
+    rows = Verdict.objects.filter(
+        requested_tasks("task__"), task__run=run, task__status=JudgeTask.Status.DONE
+    ).values_list(
         "task__response_id", "criterion_id", "hit", "task__case__external_id",
         "criterion__ability__label",
     )  # fmt: skip

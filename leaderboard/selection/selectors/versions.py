@@ -81,7 +81,8 @@ def _covering_runs(round_: ReviewRound, items: int) -> dict[int, list[JudgeRun]]
     """Per judge version whose finished runs together judged every response of the round:
     those runs, newest first. Two queries."""
     versions = list(
-        JudgeTask.objects.filter(
+        JudgeTask.objects.requested()
+        .filter(
             finished_judge_runs("run__"),
             run__benchmark=round_.benchmark,
             response__review_items__round=round_,

@@ -2,13 +2,14 @@ from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
-from annotation.models import Benchmark, Criterion, Response, ReviewRound
+from annotation.models import Benchmark, Criterion, Response, ReviewRound, RubricVersion
 
 
 class AnchorSet(models.Model):
-    """Expert-labelled responses that every judge run on the benchmark judges again: the
-    drift test compares each version's later runs with its first ones on them. Fixed once
-    made; a new set replaces the old one for the runs that follow."""
+    """Expert-labelled responses that every judge run on the benchmark judges again, mixed
+    blind among its own tasks: the drift test (leaderboard.drift) compares each version's
+    later runs with its first ones on them. Fixed once made; a new set replaces the old one
+    for the runs that follow, and the old one is kept."""
 
     benchmark = models.ForeignKey(Benchmark, on_delete=models.CASCADE, related_name="anchor_sets")
     round = models.ForeignKey(
@@ -21,6 +22,9 @@ class AnchorSet(models.Model):
     created = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        # Made in the leaderboard app and moved here (judging/migrations/0018) so that
+        # starting a run can read it; the table kept its name.
+        db_table = "leaderboard_anchorset"
         ordering = ["-created", "-pk"]
 
     def __str__(self) -> str:
@@ -28,17 +32,22 @@ class AnchorSet(models.Model):
 
 
 class AnchorUnit(models.Model):
-    """One anchor criterion: the experts' majority verdict on it in the source round."""
+    """One anchor criterion: the experts' majority verdict on it in the source round, on the
+    rubric version that round froze for the response's case."""
 
     anchor_set = models.ForeignKey(AnchorSet, on_delete=models.CASCADE, related_name="units")
     response = models.ForeignKey(Response, on_delete=models.PROTECT, related_name="+")
     criterion = models.ForeignKey(Criterion, on_delete=models.PROTECT, related_name="+")
+    # A verdict on another version of the case's rubric is not compared with this gold:
+    # once the case's rubric changes, the anchor is set aside until a new set is made.
+    rubric_version = models.ForeignKey(RubricVersion, on_delete=models.PROTECT, related_name="+")
     gold = models.BooleanField()
     # The anchor response's place in the set's seeded random order: the test reads the
     # responses of each run in it.
     position = models.PositiveIntegerField()
 
     class Meta:
+        db_table = "leaderboard_anchorunit"
         ordering = ["position", "criterion_id"]
         constraints = [
             models.UniqueConstraint(

@@ -1,14 +1,18 @@
 """Making a benchmark's drift anchors from a closed round: responses of its held-out part
-(all its responses when it has no split) with the experts' majority verdicts."""
+(all its responses when it has no split) with the experts' majority verdicts, on the rubric
+versions the round froze. Every judge run started afterwards judges them too
+(services/runs.py); the drift test reads them (leaderboard.drift)."""
 
 import random
 
 from django.db import transaction
+from django.db.models import F
 from django.utils.translation import gettext as _
 
 from annotation.models import ReviewItem, ReviewRound
 from annotation.selectors.review import round_consensus
-from leaderboard.models import AnchorSet, AnchorUnit
+from annotation.selectors.rubrics import latest_version_id_subquery
+from judging.models import AnchorSet, AnchorUnit
 
 DEFAULT_ANCHORS = 30
 
@@ -22,7 +26,10 @@ def anchor_set_create(
 ) -> AnchorSet:
     """The benchmark's new anchor set: up to `responses` responses drawn with `seed` from
     the closed round's held-out items, each with its criteria that have a majority (ties
-    are left out: they have no gold). Raises AnchorsRefused."""
+    are left out: they have no gold). Only items whose case's rubric is still the version
+    the round froze are drawn: an anchor on an older version would be set aside at once.
+    The set replaces the benchmark's earlier one for the runs that follow; that one is
+    kept. Raises AnchorsRefused."""
     if round_.status != ReviewRound.Status.CLOSED:
         raise AnchorsRefused(
             _("The round %(round)s is not closed: anchors need the experts' final verdicts.")
@@ -33,11 +40,28 @@ def anchor_set_create(
     items = ReviewItem.objects.filter(round=round_, is_reference=False)
     if round_.calibration_share:
         items = items.filter(part=ReviewItem.Part.HELD_OUT)
-    item_response = dict(items.values_list("pk", "response_id"))
+    current = items.annotate(current=latest_version_id_subquery("response__case")).filter(
+        rubric_version_id=F("current")
+    )
+    item_response = {
+        item: (response, version)
+        for item, response, version in current.values_list("pk", "response_id", "rubric_version_id")
+    }
+    if items.exists() and not item_response:
+        raise AnchorsRefused(
+            _(
+                "The rubric of every case of the round %(round)s has changed since the round: "
+                "its verdicts are on older rubric versions. Make the anchors from a later round."
+            )
+            % {"round": round_.name}
+        )
     gold: dict[int, dict[int, bool]] = {}
+    version_of: dict[int, int] = {}
     for (item, criterion), consensus in round_consensus(round_=round_).items():
         if item in item_response and consensus.outcome == "majority":
-            gold.setdefault(item_response[item], {})[criterion] = consensus.label
+            response, version = item_response[item]
+            gold.setdefault(response, {})[criterion] = consensus.label
+            version_of[response] = version
     if not gold:
         raise AnchorsRefused(
             _("No response of the round %(round)s has a majority verdict to anchor on.")
@@ -54,6 +78,7 @@ def anchor_set_create(
                 anchor_set=anchor_set,
                 response_id=response,
                 criterion_id=criterion,
+                rubric_version_id=version_of[response],
                 gold=hit,
                 position=position,
             )
