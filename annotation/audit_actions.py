@@ -38,3 +38,6 @@ EXAMPLE_SAVED = register("guidance.example_saved", _("worked example saved"))
 EXAMPLE_DELETED = register("guidance.example_deleted", _("worked example deleted"))
 GUIDELINES_SAVED = register("guidance.guidelines_saved", _("guidelines changed"))
 ITEM_ADJUDICATED = register("review.item_adjudicated", _("split item adjudicated"))
+# Keeps whether the item was a reference item and the answers it replaced: what a board
+# published before the change read (annotation.selectors.round_history).
+REFERENCE_SET = register("review.reference_set", _("reference answers set"))

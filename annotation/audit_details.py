@@ -92,7 +92,14 @@ LABELS = {
     "sampling": capfirst(ReviewRound._meta.get_field("sampling").verbose_name),
     "criterion": gettext_lazy("Criterion"),
     "difficulty_changed": gettext_lazy("Cases whose difficulty changed"),
+    "scene_changed": gettext_lazy("Cases whose scene changed"),
+    "chances_before": gettext_lazy("Items whose earlier chance was kept"),
+    "was_reference": gettext_lazy("Already a reference item"),
+    "answers": gettext_lazy("Reference answers"),
+    "hit": gettext_lazy("Met"),
 }
+# Kept for the evidence, one entry per item: the log says how many, the exports the values.
+_COUNTED = {"chances_before"}
 # Values the application itself writes, shown in the reader's language (the same words,
 # and so the same translations, as the pages that show them elsewhere).
 _STATUS = dict(ReviewRound.Status.choices)
@@ -154,6 +161,9 @@ def details_sentences(details: dict) -> list[str]:
         )
         keys = [key for key in keys if key not in ("from", "to")]
     for key in keys:
-        shown = _shown(key, details[key])
+        value = details[key]
+        shown = (
+            str(len(value)) if key in _COUNTED and isinstance(value, dict) else _shown(key, value)
+        )
         sentences.append(_("%(label)s: %(value)s.") % {"label": _label(key), "value": shown})
     return sentences

@@ -311,7 +311,7 @@ class ItemReferences(APIView):
         }
         if set(answers) != set(_item_criteria(item)):
             return _detail(_("Give the reference answer for every criterion."))
-        reference_answers_set(item=item, answers=answers)
+        reference_answers_set(item=item, answers=answers, user=request.user)
         item.refresh_from_db()
         payload = {
             "item": item.pk,

@@ -3,15 +3,18 @@
 from annotation.models import ReviewItem, ReviewRound
 
 
-def round_split(*, round_: ReviewRound) -> dict | None:
+def round_split(*, round_: ReviewRound, responses: set[int] | None = None) -> dict | None:
     """The split's share and seed, the count of items in each part and the responses of the
-    calibration part; None when the round has no split. One query."""
+    calibration part (of the items of `responses` only, when given: the round at a moment);
+    None when the round has no split. One query."""
     if not round_.calibration_share:
         return None
     calibration, held_out = [], 0
     for response, part in ReviewItem.objects.filter(round=round_).values_list(
         "response_id", "part"
     ):
+        if responses is not None and response not in responses:
+            continue
         if part == ReviewItem.Part.CALIBRATION:
             calibration.append(response)
         elif part == ReviewItem.Part.HELD_OUT:

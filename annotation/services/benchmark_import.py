@@ -72,6 +72,8 @@ class _BenchmarkImporter:
         self.difficulty = difficulty
         self.change_difficulty = change_difficulty
         self.difficulty_changes: list[dict] = []
+        # Kept in the log like difficulty: what a board published before read.
+        self.scene_changes: list[dict] = []
         self.user = user
         self.summary = BenchmarkImportSummary()
         self.issues = IssueCollector()
@@ -190,6 +192,14 @@ class _BenchmarkImporter:
             self.difficulty_changes.append(
                 {"case": row.question_id, "from": case.difficulty, "to": row.difficulty}
             )
+        if case.scenario_id != (scenario and scenario.pk):
+            self.scene_changes.append(
+                {
+                    "case": row.question_id,
+                    "from": self.scene_of(case.scenario_id),
+                    "to": [row.primary_scene, row.secondary_scene],
+                }
+            )
         if case.difficulty != row.difficulty or case.scenario_id != (scenario and scenario.pk):
             Case.objects.filter(pk=case.pk).update(difficulty=row.difficulty, scenario=scenario)
             self.summary.cases_updated += 1
@@ -221,6 +231,13 @@ class _BenchmarkImporter:
                 "kept under 'uncategorised'"
             )
         return ability
+
+    def scene_of(self, scenario_id: int | None) -> list[str]:
+        """[primary, secondary] of a scenario, ["", ""] for none."""
+        for key, scenario in self.scenarios.items():
+            if scenario.pk == scenario_id:
+                return list(key)
+        return ["", ""]
 
     def scenario_for(self, row: QuestionRow) -> Scenario | None:
         key = (row.primary_scene, row.secondary_scene)
@@ -328,12 +345,20 @@ def benchmark_import(
             parse=parse,
         )
         summary = importer.run(chunks)
-        if importer.difficulty_changes:
+        relabelled = {
+            key: changes
+            for key, changes in (
+                ("difficulty_changed", importer.difficulty_changes),
+                ("scene_changed", importer.scene_changes),
+            )
+            if changes
+        }
+        if relabelled:
             audit_record(
                 actor=user,
                 action=audit_actions.RUBRIC_IMPORTED,
                 benchmark=benchmark,
-                details={"difficulty_changed": importer.difficulty_changes},
+                details=relabelled,
             )
         if summary.rubric_versions_created:
             audit_record(

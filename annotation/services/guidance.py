@@ -12,6 +12,16 @@ def _faq_text(entry: FaqEntry) -> dict:
     return {"question": entry.question, "answer": entry.answer}
 
 
+def _faq_record(entry: FaqEntry) -> dict:
+    """The entry as experts read it: what a save replaces or a delete removes is kept whole
+    (a published board's evidence may never have seen it otherwise)."""
+    return {
+        **_faq_text(entry),
+        "abilities": sorted(entry.abilities.values_list("label", flat=True)),
+        "criteria": list(entry.criterion_keys),
+    }
+
+
 def faq_entry_save(
     *,
     benchmark: Benchmark,
@@ -30,7 +40,7 @@ def faq_entry_save(
             entry = FaqEntry(benchmark=benchmark)
         else:
             entry = FaqEntry.objects.select_for_update().get(pk=entry.pk, benchmark=benchmark)
-            before = _faq_text(entry)
+            before = _faq_record(entry)
         entry.question, entry.answer, entry.updated_by = question, answer, user
         entry.criterion_keys = [str(key) for key in criteria]
         entry.save()
@@ -56,7 +66,7 @@ def faq_entry_delete(*, entry: FaqEntry, user) -> None:
             actor=user,
             action=audit_actions.FAQ_DELETED,
             benchmark=entry.benchmark,
-            details={"entry": entry.pk, **_faq_text(entry)},
+            details={"entry": entry.pk, **_faq_record(entry)},
         )
         entry.delete()
 

@@ -271,6 +271,14 @@ def round_extend(*, round_: ReviewRound, fraction: float, user=None) -> int:
             _("A round sampled where the judge is unsure cannot be extended: open a new one.")
         )
     with transaction.atomic():
+        # The chance each item had until now, which the extension raises: what a board
+        # published before it read (annotation.selectors.round_history).
+        before = {
+            str(response): chance
+            for response, chance in round_.items.order_by("response_id").values_list(
+                "response_id", "inclusion_probability"
+            )
+        }
         added = _add_items(round_, fraction=fraction, seed=round_.seed + 1)
         _item_statistics_refresh()
         ReviewRound.objects.filter(pk=round_.pk).update(fraction=fraction)
@@ -278,8 +286,16 @@ def round_extend(*, round_: ReviewRound, fraction: float, user=None) -> int:
             actor=user,
             action=audit_actions.ROUND_EXTENDED,
             benchmark=round_.benchmark,
-            details={"round": round_.name, "from": round_.fraction, "to": fraction, "added": added},
+            details={
+                "round": round_.name,
+                "from": round_.fraction,
+                "to": fraction,
+                "added": added,
+                "chances_before": before,
+            },
         )
+    # The caller's copy says what the round now is (a second extension records its start).
+    round_.fraction = fraction
     return added
 
 

@@ -8,6 +8,7 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from annotation import audit_actions
 from annotation.models import (
     Assignment,
     Criterion,
@@ -20,6 +21,7 @@ from annotation.models import (
 )
 from annotation.services.votes_seen import response_votes_read
 from annotation.signals import round_ratings_changed_on_commit
+from core.audit.services import audit_record
 
 MAX_ACTIVE_STEP = 120  # seconds one autosave may add: a forgotten open tab is not work
 # The same limits on every path (pages and API): notes are reasoning, not documents.
@@ -241,9 +243,23 @@ def _update_calibration(assignment: Assignment, round_: ReviewRound) -> None:
         )
 
 
-def reference_answers_set(*, item: ReviewItem, answers: dict[int, tuple[bool, str]]) -> None:
-    """Mark `item` as a reference item with a known answer (and why) per criterion."""
+def _answers(item: ReviewItem) -> list[dict]:
+    return [
+        {"criterion": position, "hit": hit, "explanation": explanation}
+        for position, hit, explanation in item.references.order_by(
+            "criterion__position"
+        ).values_list("criterion__position", "hit", "explanation")
+    ]
+
+
+def reference_answers_set(
+    *, item: ReviewItem, answers: dict[int, tuple[bool, str]], user=None
+) -> None:
+    """Mark `item` as a reference item with a known answer (and why) per criterion. The
+    audit event keeps what the item was before (a published board's evidence reads it)."""
     with transaction.atomic():
+        locked = ReviewItem.objects.select_for_update().select_related("round").get(pk=item.pk)
+        before = _answers(locked)
         ReviewItem.objects.filter(pk=item.pk).update(is_reference=True)
         for criterion_id, (hit, explanation) in answers.items():
             ReferenceAnswer.objects.update_or_create(
@@ -251,3 +267,15 @@ def reference_answers_set(*, item: ReviewItem, answers: dict[int, tuple[bool, st
                 criterion_id=criterion_id,
                 defaults={"hit": hit, "explanation": explanation},
             )
+        audit_record(
+            actor=user,
+            action=audit_actions.REFERENCE_SET,
+            benchmark=locked.round.benchmark,
+            details={
+                "round": locked.round.name,
+                "item": locked.code,
+                "was_reference": locked.is_reference,
+                "before": before,
+                "answers": _answers(locked),
+            },
+        )

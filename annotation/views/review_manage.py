@@ -304,7 +304,7 @@ def references_edit(request: HttpRequest, item_id: int) -> HttpResponse:
         if len(answers) != len(criteria):
             messages.error(request, _("Give the reference answer for every criterion."))
         else:
-            reference_answers_set(item=item, answers=answers)
+            reference_answers_set(item=item, answers=answers, user=request.user)
             messages.success(request, _("Reference answers saved."))
             return redirect("review-round", round_id=item.round_id)
     existing = {r.criterion_id: r for r in item.references.all()}

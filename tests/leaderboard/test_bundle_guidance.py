@@ -190,6 +190,8 @@ def _calibration_round(snapshot, raters) -> ReviewRound:
     earlier = snapshot.created - dt.timedelta(hours=1)
     ReviewRound.objects.filter(pk=round_.pk).update(created=earlier)
     Vote.objects.filter(assignment__item__round=round_).update(created=earlier)
+    # The reference answers were set before the board was published too.
+    AuditEvent.objects.filter(details__round=round_.name).update(created=earlier)
     return round_
 
 

@@ -2,7 +2,11 @@
 rests on (report JSON and PDF, the round's items, the votes as they stood when it was
 recorded, the evaluated run's verdicts), the judge version with its prompt's full text,
 the rubric versions in HeartBench's question format and a manifest with every file's
-SHA-256. The zip file is written with the standard library's zipfile."""
+SHA-256. The zip file is written with the standard library's zipfile.
+
+A bundle is the evidence as it stood when the board was published: every input is read as
+of then (an evaluation's round as of the evaluation), so the same board always gives the
+same bundle, whatever happened since."""
 
 import json
 from collections import defaultdict
@@ -11,16 +15,12 @@ from typing import IO
 from django.conf import settings
 from django.utils import translation
 
-from annotation.models import (
-    Ability,
-    Criterion,
-    ReviewItem,
-    RubricVersion,
-)
-from annotation.selectors.round_split import round_split
-from annotation.selectors.vote_history import votes_as_of
+from annotation.models import Ability, Criterion, RubricVersion
+from annotation.selectors.case_history import CaseLabelsThen, case_labels_as_of
+from annotation.selectors.rater_pseudonyms import round_rater_pseudonyms_as_of
+from annotation.selectors.round_history import round_as_of
 from config.version import CONCORD_VERSION
-from judging.models import JudgeTask, Verdict
+from judging.models import JudgeTask
 from leaderboard.boards.selectors.runs import BoardRuns
 from leaderboard.exports.bundles import layout
 from leaderboard.exports.bundles.archive import archive_write, code_commit
@@ -28,63 +28,22 @@ from leaderboard.exports.bundles.calibration import calibration_record
 from leaderboard.exports.bundles.calls import judge_calls
 from leaderboard.exports.bundles.citation import bundle_hash_store
 from leaderboard.exports.bundles.corrected_build import corrected_board_file, corrected_inputs_files
-from leaderboard.exports.bundles.frame import frame_files
+from leaderboard.exports.bundles.evaluation_files import (
+    evaluation_files,
+    evaluation_tasks,
+    judge_name,
+    judge_version_record,
+    task_rows,
+)
 from leaderboard.exports.bundles.guidance import guidance_digests, guidance_record
 from leaderboard.exports.bundles.keys import signing_key_current
 from leaderboard.exports.bundles.records import board_csv, policy_as_of, response_lines, runs_record
 from leaderboard.exports.bundles.verify_evaluation import evaluation_units
 from leaderboard.models import GateEvaluation, LeaderboardSnapshot
-from leaderboard.report.selectors.agreement import rater_pseudonyms, round_tasks
 
 
-def _judge_version(version) -> dict:
-    return {
-        "config": version.config.name,
-        "number": version.number,
-        "fingerprint": version.fingerprint,
-        "created": version.created.isoformat(),
-        "settings": version.settings(),
-    }
-
-
-def _hits_by_task(task_ids) -> dict[int, list[bool]]:
-    hits: dict[int, list[bool]] = defaultdict(list)
-    for task, hit in (
-        Verdict.objects.filter(task_id__in=task_ids)
-        .order_by("task_id", "criterion__position")
-        .values_list("task_id", "hit")
-    ):
-        hits[task].append(hit)
-    return hits
-
-
-def _task_rows(tasks) -> list[dict]:
-    """One line per task: its case, system, rubric version, status and hits in rubric order."""
-    rows = list(
-        tasks.order_by("case__position", "system__name", "pk").values_list(
-            "pk",
-            "run_id",
-            "case__external_id",
-            "system__name",
-            "rubric_version__number",
-            "status",
-        )
-    )
-    hits = _hits_by_task([row[0] for row in rows if row[5] == JudgeTask.Status.DONE])
-    return [
-        {
-            "run": run,
-            "question_id": qid,
-            "system": system,
-            "rubric_version": version,
-            "status": status,
-            "hits": [int(hit) for hit in hits.get(pk, [])],
-        }
-        for pk, run, qid, system, version, status in rows
-    ]
-
-
-def _rubric_lines(version_ids) -> list[dict]:
+def _rubric_lines(version_ids, labels: CaseLabelsThen) -> list[dict]:
+    """The rubric versions, their cases labelled as at publication (`labels`)."""
     criteria: dict[int, list] = defaultdict(list)
     for version, label, weight, text, catastrophic in (
         Criterion.objects.filter(rubric_version_id__in=version_ids)
@@ -101,97 +60,18 @@ def _rubric_lines(version_ids) -> list[dict]:
     )
     return [
         {
-            "question_id": version.case.external_id,
+            "question_id": qid,
             "rubric_version": version.number,
-            "difficulty": version.case.difficulty,
-            "primary_scene": version.case.scenario.primary if version.case.scenario else "",
-            "secondary_scene": version.case.scenario.secondary if version.case.scenario else "",
-            "dialogue": version.case.dialogue,
+            "difficulty": labels.difficulty_of(qid, case.difficulty),
+            "primary_scene": labels.primary_of(qid, scene.primary if scene else ""),
+            "secondary_scene": labels.secondary_of(qid, scene.secondary if scene else ""),
+            "dialogue": case.dialogue,
             "rubric": criteria[version.pk],
         }
         for version in versions
+        for case, scene in [(version.case, version.case.scenario)]
+        for qid in [case.external_id]
     ]
-
-
-def _evaluation_files(evaluation: GateEvaluation, prefix: str) -> tuple[dict, set[int]]:
-    round_, run = evaluation.round, evaluation.run
-    items = list(
-        ReviewItem.objects.filter(round=round_).values_list(
-            "response_id",
-            "response__case__external_id",
-            "response__system__name",
-            "rubric_version_id",
-            "rubric_version__number",
-            "hand_out_rank",
-            "inclusion_probability",
-        )
-    )
-    by_response = {row[0]: (row[1], row[2]) for row in items}
-    # Items are written in the order the report read them; each is numbered by its place in
-    # the hand-out order (rank, then response), which the sequential test follows.
-    numbers = {
-        row[0]: n for n, row in enumerate(sorted(items, key=lambda r: (r[5], r[0])), start=1)
-    }
-    positions = dict(
-        Criterion.objects.filter(rubric_version_id__in={row[3] for row in items}).values_list(
-            "pk", "position"
-        )
-    )
-    names = rater_pseudonyms(round_=round_)
-    votes = [
-        [
-            *by_response[response],
-            positions[criterion],
-            names[expert],  # every rater with votes in the round has one
-            int(hit),
-        ]
-        for response, criterion, expert, hit in votes_as_of(round_=round_, when=evaluation.created)
-        if criterion in positions
-    ]
-    # The tasks whose verdicts the evaluation read: per response, the newest of its runs'.
-    runs = list(evaluation.runs.all()) or [run]
-    chosen = [task.pk for task in round_tasks(round_=round_, runs=runs).values()]
-    verdicts = _task_rows(JudgeTask.objects.filter(pk__in=chosen))
-    files = {
-        prefix + layout.EVALUATION: layout.json_bytes(
-            {
-                "id": evaluation.pk,
-                "round": round_.name,
-                "round_opened": round_.created.isoformat(),
-                "run": run.pk,
-                "runs": sorted(r.pk for r in runs),
-                "judge_version": _judge_version(evaluation.judge_version),
-                "threshold": evaluation.threshold,
-                "rule": evaluation.rule,
-                "passed": evaluation.passed,
-                "units": evaluation.units,
-                "agreement": evaluation.agreement,
-                "lower_bound": evaluation.lower_bound,
-                "upper_bound": evaluation.upper_bound,
-                "recorded": evaluation.created.isoformat(),
-                "raters_per_item": round_.raters_per_item,
-                "round_seed": round_.seed,
-                "round_fraction": round_.fraction,
-                # The calibration/held-out split fixed when the round opened (None: none).
-                "split": round_split(round_=round_),
-            }
-        ),
-        prefix + layout.REPORT_JSON: layout.json_bytes(evaluation.report),
-        prefix + layout.ITEMS: layout.csv_bytes(
-            layout.ITEM_FIELDS,
-            [
-                (numbers[response], qid, system, number, rank, response, "" if p is None else p)
-                for response, qid, system, _, number, rank, p in items
-            ],
-        ),
-        prefix + layout.VOTES: layout.csv_bytes(layout.VOTE_FIELDS, votes),
-        prefix + layout.EVALUATION_VERDICTS: layout.jsonl_bytes(verdicts),
-    }
-    frame, sampling = frame_files(round_, [(row[0], row[5]) for row in items], prefix)
-    files.update(frame)
-    record = json.loads(files[prefix + layout.EVALUATION])
-    files[prefix + layout.EVALUATION] = layout.json_bytes({**record, "sampling": sampling})
-    return files, {row[3] for row in items}
 
 
 def _with_rubric_digests(files: dict, prefix: str, rubrics: dict) -> None:
@@ -218,7 +98,7 @@ def _pdf(evaluation: GateEvaluation, files: dict, prefix: str, rubrics, taxonomy
     ident = Identification(
         benchmark=f"{evaluation.benchmark.name} ({evaluation.benchmark.slug})",
         round=evaluation.round.name,
-        run=f"#{evaluation.run_id} · {evaluation.judge_version.label}",
+        run=f"#{evaluation.run_id} · {judge_name(evaluation)}",
         generated_at=evaluation.created.isoformat(timespec="minutes"),
     )
     report = AgreementReport.from_json(evaluation.report)
@@ -239,15 +119,15 @@ def _bundle_files(snapshot: LeaderboardSnapshot, *, lean: bool) -> dict[str, byt
     board = BoardRuns(benchmark=snapshot.benchmark, runs=runs, chosen_by="runs")
     counted = JudgeTask.objects.filter(pk__in=board.tasks().values("pk"))
     board_tasks = counted | JudgeTask.objects.filter(pk__in=board.failed().values("pk"))
-    board_verdicts = _task_rows(board_tasks)
+    board_verdicts = task_rows(board_tasks)
+    then = round_as_of(round_=evaluation.round, when=evaluation.created)
     judged = set(board_tasks.values_list("pk", flat=True)) | set(
-        task.pk
-        for task in round_tasks(
-            round_=evaluation.round, runs=list(evaluation.runs.all()) or [evaluation.run]
-        ).values()
+        task.pk for task in evaluation_tasks(evaluation, then).values()
     )
     prefix = layout.EVALUATION_DIR.format(id=evaluation.pk)
-    files, item_versions = _evaluation_files(evaluation, prefix)
+    # Case labels (difficulty, scene) as the board was published with them.
+    labels = case_labels_as_of(benchmark=snapshot.benchmark, when=snapshot.created)
+    files, item_versions = evaluation_files(evaluation, prefix, labels)
     # The judge version's whole gate history as it stood when the board was published,
     # failures included: each earlier evaluation with its own files.
     history = list(
@@ -261,17 +141,17 @@ def _bundle_files(snapshot: LeaderboardSnapshot, *, lean: bool) -> dict[str, byt
         .order_by("created", "pk")
     )
     for earlier in history:
-        earlier_files, earlier_versions = _evaluation_files(
-            earlier, layout.EVALUATION_DIR.format(id=earlier.pk)
+        earlier_files, earlier_versions = evaluation_files(
+            earlier, layout.EVALUATION_DIR.format(id=earlier.pk), labels
         )
         files.update(earlier_files)
         item_versions |= earlier_versions
     if snapshot.corrected_by_id is not None:
-        corrected, corrected_versions = corrected_inputs_files(snapshot)
+        corrected, corrected_versions = corrected_inputs_files(snapshot, labels)
         files.update(corrected)
         item_versions |= corrected_versions
     versions = set(board_tasks.values_list("rubric_version_id", flat=True)) | item_versions
-    rubric_lines = _rubric_lines(versions)
+    rubric_lines = _rubric_lines(versions, labels)
     taxonomy = dict(
         Ability.objects.filter(criteria__rubric_version_id__in=versions)
         .distinct()
@@ -295,7 +175,7 @@ def _bundle_files(snapshot: LeaderboardSnapshot, *, lean: bool) -> dict[str, byt
                     "profile": snapshot.profile,
                     "published": snapshot.created.isoformat(),
                     "published_by": snapshot.published_by.get_username(),
-                    "judge_version": f"{snapshot.judge_version.label}",
+                    "judge_version": judge_name(snapshot),
                     "runs": sorted(run.pk for run in runs),
                     "evaluations": [evaluation.pk],
                     "gate_history": [earlier.pk for earlier in history],
@@ -310,11 +190,13 @@ def _bundle_files(snapshot: LeaderboardSnapshot, *, lean: bool) -> dict[str, byt
                 }
             ),
             layout.BOARD_CSV: board_csv(snapshot.rows),
-            layout.JUDGE_VERSION: layout.json_bytes(_judge_version(snapshot.judge_version)),
+            layout.JUDGE_VERSION: layout.json_bytes(
+                judge_version_record(snapshot.judge_version, judge_name(snapshot))
+            ),
             layout.RUBRICS: layout.jsonl_bytes(rubric_lines),
             layout.TAXONOMY: layout.json_bytes(taxonomy),
             layout.VERDICTS: layout.jsonl_bytes(board_verdicts),
-            layout.RUNS: layout.json_bytes(runs_record(runs, evaluation)),
+            layout.RUNS: layout.json_bytes(runs_record(runs, evaluation, snapshot.created)),
             **_expert_files(snapshot, [evaluation, *history]),
         }
     )
@@ -322,7 +204,7 @@ def _bundle_files(snapshot: LeaderboardSnapshot, *, lean: bool) -> dict[str, byt
         board = json.loads(files[layout.BOARD_JSON])
         files.update(corrected_board_file(snapshot, files, rubrics, taxonomy, board))
     if not lean:
-        files[layout.RESPONSES] = layout.jsonl_bytes(response_lines(board_tasks, evaluation.round))
+        files[layout.RESPONSES] = layout.jsonl_bytes(response_lines(board_tasks, set(then.chances)))
         files[layout.JUDGE_CALLS] = layout.jsonl_bytes(judge_calls(judged))
     return files
 
@@ -330,9 +212,11 @@ def _bundle_files(snapshot: LeaderboardSnapshot, *, lean: bool) -> dict[str, byt
 def _expert_files(snapshot: LeaderboardSnapshot, evaluations: list) -> dict[str, bytes]:
     """What the raters read while they voted, and their calibration results."""
     windows = {e.pk: (e.round.created, e.created) for e in evaluations}
+    # The raters of the evaluated rounds as they stood at publication (pool changes since
+    # add or take away no one).
     names: dict[int, str] = {}
     for e in evaluations:
-        names.update(rater_pseudonyms(round_=e.round))
+        names.update(round_rater_pseudonyms_as_of(round_=e.round, when=snapshot.created))
     return {
         layout.GUIDANCE: layout.json_bytes(
             guidance_record(snapshot.benchmark, windows, snapshot.created)

@@ -1,32 +1,22 @@
 """The bundled raters' calibration results: for every round of the benchmark with reference
 items (calibration rounds, and the hidden checks of other rounds) recorded by the time the
 board was published, each bundled rater's votes on the reference answers as they stood
-then, their agreement and whether it reached the calibration threshold. Raters are named
-by their pseudonyms, as in the votes."""
+then (answers set or changed since do not count), their agreement and whether it reached
+the calibration threshold. Raters are named by their pseudonyms, as in the votes."""
 
 from datetime import datetime
 
-from annotation.models import Assignment, ReferenceAnswer, ReviewRound
+from annotation.models import Assignment, ReviewRound
 from annotation.selectors.review import CALIBRATION_THRESHOLD
+from annotation.selectors.round_history import reference_answers_as_of
 from annotation.selectors.vote_history import votes_as_of
 
 CALIBRATION, HIDDEN_CHECKS = "calibration", "reference_items"
 
 
-def _round_results(round_: ReviewRound, names: dict[int, str], when: datetime) -> list[dict]:
-    references = list(
-        ReferenceAnswer.objects.filter(item__round=round_)
-        .order_by("item__hand_out_rank", "item_id", "criterion__position")
-        .values_list(
-            "item__response_id",
-            "item__response__case__external_id",
-            "item__response__system__name",
-            "criterion_id",
-            "criterion__position",
-            "hit",
-            "explanation",
-        )
-    )
+def _round_results(
+    round_: ReviewRound, references: list[tuple], names: dict[int, str], when: datetime
+) -> list[dict]:
     votes = {
         (response, criterion, expert): hit
         for response, criterion, expert, hit in votes_as_of(round_=round_, when=when)
@@ -77,8 +67,10 @@ def calibration_record(benchmark, names: dict[int, str], when: datetime) -> dict
         .distinct()
         .order_by("created", "pk")
     )
-    return {
-        "threshold": CALIBRATION_THRESHOLD,
-        "as_of": when.isoformat(),
-        "results": [row for round_ in rounds for row in _round_results(round_, names, when)],
-    }
+    results = []
+    for round_ in rounds:
+        # Answers set after `when` are not the record; a round without any then has none.
+        references = reference_answers_as_of(round_=round_, when=when)
+        if references:
+            results.extend(_round_results(round_, references, names, when))
+    return {"threshold": CALIBRATION_THRESHOLD, "as_of": when.isoformat(), "results": results}

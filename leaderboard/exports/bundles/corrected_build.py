@@ -7,24 +7,32 @@ frame, and the board itself, computed from those files by the code `verify_bundl
 import json
 
 from annotation.models import Criterion, ReviewItem
+from annotation.selectors.case_history import CaseLabelsThen
+from annotation.selectors.round_history import round_as_of
 from annotation.selectors.vote_history import votes_as_of
 from config.version import CONCORD_VERSION
 from leaderboard.corrected.board import METHOD
 from leaderboard.exports.bundles import layout
 from leaderboard.exports.bundles.corrected import corrected_numbers
 from leaderboard.exports.bundles.frame import frame_files
-from leaderboard.exports.bundles.records import policy_as_of
+from leaderboard.exports.bundles.records import policy_state_as_of
 from leaderboard.models import GatePolicy, LeaderboardSnapshot
 from leaderboard.report.selectors.agreement import rater_pseudonyms
 from leaderboard.stats.ppi import ALPHA, MIN_LABELLED
 from leaderboard.stats.ppi_ranks import DEFAULT_BIAS_MARGIN
 
 
-def corrected_inputs_files(snapshot: LeaderboardSnapshot) -> tuple[dict[str, bytes], set[int]]:
+def corrected_inputs_files(
+    snapshot: LeaderboardSnapshot, labels: CaseLabelsThen
+) -> tuple[dict[str, bytes], set[int]]:
     """The correcting round's files, and the rubric versions its items froze."""
     round_ = snapshot.corrected_by
-    items = list(
-        ReviewItem.objects.filter(round=round_)
+    # The round as the board was published with it: its items, chances and reference
+    # items then.
+    then = round_as_of(round_=round_, when=snapshot.created)
+    items = [
+        (pk, qid, system, version, number, pk in then.references, then.chances[pk], rank)
+        for pk, qid, system, version, number, rank in ReviewItem.objects.filter(round=round_)
         .order_by("response_id")
         .values_list(
             "response_id",
@@ -32,11 +40,10 @@ def corrected_inputs_files(snapshot: LeaderboardSnapshot) -> tuple[dict[str, byt
             "response__system__name",
             "rubric_version_id",
             "rubric_version__number",
-            "is_reference",
-            "inclusion_probability",
             "hand_out_rank",
         )
-    )
+        if then.has(pk)
+    ]
     by_response = {row[0]: (row[1], row[2]) for row in items}
     positions = dict(
         Criterion.objects.filter(rubric_version_id__in={row[3] for row in items}).values_list(
@@ -59,7 +66,9 @@ def corrected_inputs_files(snapshot: LeaderboardSnapshot) -> tuple[dict[str, byt
         ),
         layout.CORRECTED_VOTES: layout.csv_bytes(layout.VOTE_FIELDS, votes),
     }
-    frame, sampling = frame_files(round_, [(row[0], row[7]) for row in items], layout.CORRECTED_DIR)
+    frame, sampling = frame_files(
+        round_, [(row[0], row[7]) for row in items], layout.CORRECTED_DIR, then, labels
+    )
     files.update(frame)
     files[layout.CORRECTED] = layout.json_bytes({"sampling_frame": sampling})
     return files, {row[3] for row in items}
@@ -72,7 +81,7 @@ def corrected_board_file(
     rubrics and the correcting round's files); `board`: the board's header (runs, judge)."""
     round_ = snapshot.corrected_by
     # The bias margin as the policy stood at publication (the default without a condition).
-    state = policy_as_of(snapshot.benchmark, snapshot.created)
+    state, _changed = policy_state_as_of(snapshot.benchmark, snapshot.created)
     margin = (
         state["max_bias_points"]
         if "max_bias_points" in state

@@ -1,7 +1,8 @@
 """The sampling frame of a round, for its evaluation's bundle: the population of responses
 the round sampled from (as it stood when the round opened), each with its stratum and its
 inclusion probability, the seed, and the batches the items were drawn in (the opening, then
-each extension), so that `verify_sample` can re-derive the sample and the hand-out order.
+each extension made by the moment the evidence was read), so that `verify_sample` can
+re-derive the sample and the hand-out order.
 
 A round whose items were imported (votes_import) was not sampled here: its frame is its
 items, and only the hand-out order is re-derived. When the population as it stood at the
@@ -17,10 +18,13 @@ does."""
 from collections import Counter
 
 from django.db.models import Exists, OuterRef
+from django.utils import timezone
 
 from annotation import audit_actions
 from annotation.models import Response, ReviewItem, ReviewRound, RubricVersion
 from annotation.review_sampling import UNCERTAINTY, Unit, stratified_sample
+from annotation.selectors.case_history import CaseLabelsThen
+from annotation.selectors.round_history import RoundThen, round_as_of
 from core.models import AuditEvent
 from leaderboard.exports.bundles import layout
 
@@ -49,21 +53,20 @@ def _population(round_: ReviewRound) -> list[tuple]:
     )
 
 
-def _batches(round_: ReviewRound, opened, items: int) -> list[dict]:
-    """The opening and each extension: where its hand-out ranks start, its fraction and
-    the seeds it was drawn and shuffled with."""
+def _relabelled(rows, labels: CaseLabelsThen) -> list[tuple]:
+    """(response, question, system, system id, difficulty, primary scene) rows, each case
+    labelled as in `labels`."""
+    return [
+        (pk, qid, system, system_id, labels.difficulty_of(qid, d), labels.primary_of(qid, p))
+        for pk, qid, system, system_id, d, p in rows
+    ]
+
+
+def _batches(round_: ReviewRound, opened, items: int, extensions: list[dict]) -> list[dict]:
+    """The opening and each extension made by then: where its hand-out ranks start, its
+    fraction and the seeds it was drawn and shuffled with."""
     if opened is None:
         return [{"start": 0, "seed": round_.seed}]
-    extensions = list(
-        AuditEvent.objects.filter(
-            benchmark=round_.benchmark,
-            action=audit_actions.ROUND_EXTENDED,
-            details__round=round_.name,
-            created__gte=round_.created,
-        )
-        .order_by("created", "pk")
-        .values_list("details", flat=True)
-    )
     start = items - sum(int(e.get("added", 0)) for e in extensions)
     batches = [
         {
@@ -88,9 +91,19 @@ def _batches(round_: ReviewRound, opened, items: int) -> list[dict]:
     return batches
 
 
-def frame_files(round_: ReviewRound, items: list[tuple], prefix: str) -> tuple[dict, dict]:
+def frame_files(
+    round_: ReviewRound,
+    items: list[tuple],
+    prefix: str,
+    then: RoundThen | None = None,
+    labels: CaseLabelsThen | None = None,
+) -> tuple[dict, dict]:
     """(the frame's file, the "sampling" record of the evaluation). `items`: the round's
-    (response id, hand-out rank)."""
+    (response id, hand-out rank) as it stood `then` (by default, now); its cases labelled
+    as in `labels` (by default, as they are)."""
+    if then is None:
+        then = round_as_of(round_=round_, when=timezone.now())
+    labels = labels or CaseLabelsThen()
     opened = (
         AuditEvent.objects.filter(
             benchmark=round_.benchmark,
@@ -101,10 +114,10 @@ def frame_files(round_: ReviewRound, items: list[tuple], prefix: str) -> tuple[d
         .first()
     )
     sampled = {response for response, _rank in items}
-    batches = _batches(round_, opened, len(items))
+    batches = _batches(round_, opened, len(items), then.extensions)
     if round_.sampling == UNCERTAINTY and round_.design_chances:
-        return _chances_frame(round_, sampled, batches, prefix)
-    population = _population(round_) if opened is not None else []
+        return _chances_frame(round_, sampled, batches, prefix, labels)
+    population = _relabelled(_population(round_), labels) if opened is not None else []
     first = {r for r, rank in items if rank < (batches[1]["start"] if len(batches) > 1 else 1e18)}
     units = [Unit(row[0], (row[4], row[5] or "", row[3])) for row in population]
     fraction = batches[0].get("fraction")
@@ -114,8 +127,9 @@ def frame_files(round_: ReviewRound, items: list[tuple], prefix: str) -> tuple[d
         reproduced = set(drawn) == first
     if not reproduced:
         # The frame is the items themselves; only the hand-out order can be re-derived.
-        population = list(
-            ReviewItem.objects.filter(round=round_)
+        items_then = [
+            row
+            for row in ReviewItem.objects.filter(round=round_)
             .order_by("response_id")
             .values_list(
                 "response_id",
@@ -125,7 +139,9 @@ def frame_files(round_: ReviewRound, items: list[tuple], prefix: str) -> tuple[d
                 "response__case__difficulty",
                 "response__case__scenario__primary",
             )
-        )
+            if then.has(row[0])
+        ]
+        population = _relabelled(items_then, labels)
     strata = Counter((row[4], row[5] or "", row[3]) for row in population)
     chosen = Counter((row[4], row[5] or "", row[3]) for row in population if row[0] in first)
     rows = [
@@ -154,13 +170,15 @@ def frame_files(round_: ReviewRound, items: list[tuple], prefix: str) -> tuple[d
     return {prefix + layout.FRAME: layout.csv_bytes(layout.FRAME_FIELDS, rows)}, sampling
 
 
-def _chances_frame(round_: ReviewRound, sampled: set[int], batches: list[dict], prefix: str):
+def _chances_frame(
+    round_: ReviewRound, sampled: set[int], batches: list[dict], prefix: str, labels
+):
     """The population as the round recorded it at the opening, each response with the chance
     it was drawn with (`inclusion_probability`) and whether it was (`sampled`). A response
     removed since leaves the draw unrepeatable (the seeded stream runs over every id): the
     frame then says so, and keeps the others' chances for the corrected board."""
     chances = {int(pk): p for pk, p in round_.design_chances.items()}
-    population = (
+    population = _relabelled(
         Response.objects.filter(pk__in=chances)
         .order_by("pk")
         .values_list(
@@ -170,7 +188,8 @@ def _chances_frame(round_: ReviewRound, sampled: set[int], batches: list[dict], 
             "system_id",
             "case__difficulty",
             "case__scenario__primary",
-        )
+        ),
+        labels,
     )
     rows = [
         [

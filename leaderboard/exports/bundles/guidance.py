@@ -1,8 +1,9 @@
 """What the experts read while they voted: every version of the benchmark's guidelines, FAQ
 entries and worked examples that was current at some moment between a bundled round's
 opening and its evaluation. Versions are rebuilt from the audit log, which keeps every
-saved text and the text each save replaced; a text the log never saw (written before it
-recorded guidance) is given as it stands, marked unrecorded."""
+saved text and the text each save replaced; a text the log never saw by the publication
+(written before it recorded guidance) is given as the first later save or delete found it,
+else as it stands, marked unrecorded. Nothing recorded after the publication shows."""
 
 from datetime import datetime
 
@@ -45,12 +46,19 @@ def _replaced(kind: str, details: dict) -> dict | None:
     return details.get("before") or None
 
 
-def _history(benchmark) -> dict[tuple[str, int | None], list[tuple]]:
-    """Per document: (from, content or None when deleted) in the order they happened."""
+def _events(benchmark):
+    return AuditEvent.objects.filter(benchmark=benchmark, action__in=list(_ACTIONS)).order_by(
+        "created", "pk"
+    )
+
+
+def _history(benchmark, published) -> dict[tuple[str, int | None], list[tuple]]:
+    """Per document: (from, content or None when deleted) in the order they happened, up
+    to `published`."""
     history: dict[tuple[str, int | None], list[tuple]] = {}
     for action, details, created in (
-        AuditEvent.objects.filter(benchmark=benchmark, action__in=list(_ACTIONS))
-        .order_by("created", "pk")
+        _events(benchmark)
+        .filter(created__lte=published)
         .values_list("action", "details", "created")
     ):
         kind, saved = _ACTIONS[action]
@@ -62,9 +70,30 @@ def _history(benchmark) -> dict[tuple[str, int | None], list[tuple]]:
     return history
 
 
+def _found_later(benchmark, history: dict, published) -> dict[tuple[str, int | None], dict]:
+    """The texts no audit event recorded by `published` that a later save or delete found
+    standing (and kept)."""
+    found: dict[tuple[str, int | None], dict] = {}
+    seen = set(history)
+    for action, details in (
+        _events(benchmark).filter(created__gt=published).values_list("action", "details")
+    ):
+        kind, saved = _ACTIONS[action]
+        key = (kind, _document(kind, details))
+        if key in seen:
+            continue
+        seen.add(key)
+        content = _replaced(kind, details) if saved else _content(kind, details)
+        if content is not None:
+            found[key] = content
+    return found
+
+
 def _unrecorded(benchmark, history: dict, published) -> dict[tuple[str, int | None], dict]:
-    """The texts no audit event recorded, standing unchanged since before `published`."""
-    found = {}
+    """The texts no audit event recorded by `published`, standing then: as a later change
+    found them, else as they stand, unchanged since before `published`."""
+    found = _found_later(benchmark, history, published)
+    history = {**history, **found}
     guideline = Guideline.objects.filter(benchmark=benchmark, updated__lte=published).first()
     if guideline is not None and (GUIDELINE, None) not in history:
         found[(GUIDELINE, None)] = {"text": guideline.text}
@@ -107,7 +136,7 @@ def guidance_record(
     after `published` shows (a version still current then has no end), so the same board
     always gives the same record."""
     spans = list(windows.values())
-    history = _history(benchmark)
+    history = _history(benchmark, published)
     documents = []
     for (kind, document), steps in sorted(history.items(), key=lambda i: (i[0][0], i[0][1] or 0)):
         versions = []

@@ -14,10 +14,9 @@ from leaderboard.exports.bundles.calls import abandoned_calls
 from leaderboard.models import GateEvaluation, GatePolicy
 
 
-def response_lines(tasks, round_) -> list[dict]:
-    responses = Response.objects.filter(
-        Q(pk__in=tasks.values("response_id")) | Q(review_items__round=round_)
-    ).distinct()
+def response_lines(tasks, items: set[int]) -> list[dict]:
+    """The texts of the tasks' responses and of the round's `items` (response ids)."""
+    responses = Response.objects.filter(Q(pk__in=tasks.values("response_id")) | Q(pk__in=items))
     return [
         {"question_id": qid, "system": system, "text": text}
         for qid, system, text in responses.order_by("case__position", "system__name").values_list(
@@ -26,13 +25,16 @@ def response_lines(tasks, round_) -> list[dict]:
     ]
 
 
-def runs_record(runs, evaluation: GateEvaluation) -> dict:
+def runs_record(runs, evaluation: GateEvaluation, when) -> dict:
     """The runs the board and the evaluation read, each with the settings it started with
     (its structured-output mode and the probe's usage among them) and its abandoned calls,
-    and the structured-output probes of their judge versions."""
+    and the structured-output probes of their judge versions made by `when` (the
+    publication: later runs probe again)."""
     every = {run.pk: run for run in runs} | {run.pk: run for run in evaluation.runs.all()}
     versions = {run.judge_version_id for run in every.values()}
-    probes = OutputProbe.objects.filter(judge_version_id__in=versions).order_by("probed", "pk")
+    probes = OutputProbe.objects.filter(judge_version_id__in=versions, probed__lte=when).order_by(
+        "probed", "pk"
+    )
     abandoned: dict[int, list] = {pk: [] for pk in every}
     for call in abandoned_calls(list(every)):
         abandoned[call["run"]].append(call)
@@ -66,25 +68,43 @@ def runs_record(runs, evaluation: GateEvaluation) -> dict:
     }
 
 
-def policy_as_of(benchmark, when) -> dict:
-    """The benchmark's gate policy as it stood at `when`, from the audit log of its changes
-    (the current policy when it never changed)."""
+# What a bundle's board shows of a policy that had not changed by its publication: the
+# fields the policy's first record held (a later change records every field).
+_FIRST_FIELDS = ("threshold", "rule", "allow_rubric_changes")
+
+
+def policy_state_as_of(benchmark, when) -> tuple[dict, bool]:
+    """(The benchmark's gate policy as it stood at `when`, whether a change by then set it),
+    from the audit log of its changes: the last change by then, else what the first later
+    change replaced, else the policy as it stands (it never changed)."""
     changes = AuditEvent.objects.filter(
         benchmark=benchmark, action=audit_actions.GATE_POLICY_CHANGED
     ).order_by("created", "pk")
     before = changes.filter(created__lte=when).last()
-    after = changes.filter(created__gt=when).first()
     if before is not None:
-        state = before.details.get("to", {})
-    elif after is not None:
-        state = after.details.get("from", {})
-    else:
-        policy = GatePolicy.objects.filter(benchmark=benchmark).first() or GatePolicy()
-        state = {
-            "threshold": policy.threshold,
-            "rule": policy.rule,
-            "allow_rubric_changes": policy.allow_rubric_changes,
-        }
+        return before.details.get("to", {}), True
+    after = changes.filter(created__gt=when).first()
+    if after is not None:
+        return after.details.get("from", {}), False
+    policy = GatePolicy.objects.filter(benchmark=benchmark).first() or GatePolicy()
+    return {name: getattr(policy, name) for name in _FIELDS}, False
+
+
+_FIELDS = (
+    *_FIRST_FIELDS,
+    "min_raters",
+    "max_bias_points",
+    "chance_statistic",
+    "min_chance",
+)
+
+
+def policy_as_of(benchmark, when) -> dict:
+    """The benchmark's gate policy as it stood at `when` (`policy_state_as_of`), as a
+    bundle's board shows it."""
+    state, changed = policy_state_as_of(benchmark, when)
+    if not changed:
+        state = {key: state[key] for key in _FIRST_FIELDS if key in state}
     return {**state, "as_of": when.isoformat()}
 
 

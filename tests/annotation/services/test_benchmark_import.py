@@ -97,6 +97,33 @@ def test_a_changed_difficulty_is_refused_unless_asked_for():
     assert changed.details["difficulty_changed"] == [{"case": "c1", "from": "normal", "to": "hard"}]
 
 
+def test_relabelled_cases_keep_their_earlier_labels_in_the_log():
+    """A difficulty changed on request and a scene changed by a re-import are each in the
+    log with the label they replaced: the labels of any earlier moment are read from it."""
+    from django.utils import timezone
+
+    from annotation.selectors.case_history import case_labels_as_of
+
+    run([question("c1"), question("c2")])
+    before = timezone.now()
+    run(
+        [question("c1", difficulty="hard"), question("c2", primary_scene="亲密关系")],
+        change_difficulty=True,
+    )
+    changed = AuditEvent.objects.get(details__has_key="scene_changed")
+    assert changed.details["scene_changed"] == [
+        {"case": "c2", "from": ["职场心理", "工作压力"], "to": ["亲密关系", "工作压力"]}
+    ]
+    assert changed.details["difficulty_changed"][0]["case"] == "c1"
+    benchmark = Benchmark.objects.get(slug="hb")
+    then = case_labels_as_of(benchmark=benchmark, when=before)
+    assert then.difficulty_of("c1", "hard") == "normal"
+    assert then.primary_of("c2", "亲密关系") == "职场心理"
+    assert then.primary_of("c1", "职场心理") == "职场心理"
+    now = case_labels_as_of(benchmark=benchmark, when=timezone.now())
+    assert now.difficulty_of("c1", "hard") == "hard"
+
+
 def test_the_difficulty_flag_does_not_relabel_existing_cases(tmp_path):
     """HeartBench's question_hard.jsonl imported with --difficulty normal on a benchmark
     that holds those cases as hard: refused, nothing changed, non-zero exit."""
