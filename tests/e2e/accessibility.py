@@ -13,8 +13,9 @@ def axe_violations(page, *, settled: bool = True) -> list[dict]:
     waits for the indicator itself)."""
     if settled:
         # A fragment loading on "load" fades its indicator in; mid-fade its contrast is a
-        # frame of animation, not the page, so axe waits until no request is pending.
-        page.wait_for_load_state("networkidle")
+        # frame of animation, not the page, so axe waits until no request is pending. htmx
+        # sends those requests when the document is parsed, before the load event that
+        # page.goto waits for, so each is marked by then.
         page.wait_for_function(
             "() => !document.querySelector('.htmx-request, .htmx-swapping, .htmx-settling')"
         )

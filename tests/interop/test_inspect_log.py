@@ -9,6 +9,7 @@ its own reader."""
 import json
 import re
 import shutil
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -107,7 +108,14 @@ def log_file(request, tmp_path, monkeypatch) -> Path:
         return path
     pytest.importorskip("inspect_ai")
     monkeypatch.setenv("HOME", str(tmp_path))  # inspect_ai's own files stay in the test's folder
-    return write_log(fmt, tmp_path / "logs")
+    return in_own_thread(write_log, fmt, tmp_path / "logs")
+
+
+def in_own_thread(function, *args):
+    """inspect_ai runs an event loop of its own, which Python refuses inside a running one; a
+    browser test before this one in the same process leaves Playwright's loop running here."""
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(function, *args).result()
 
 
 def run_verdicts(run: JudgeRun) -> dict[tuple, list[int]]:
@@ -143,8 +151,8 @@ def test_an_inspect_log_imports_as_a_run_whose_verdicts_are_its_scores(benchmark
 def test_the_verdicts_equal_the_scores_inspect_itself_reads(benchmark, tmp_path, monkeypatch):
     log_module = pytest.importorskip("inspect_ai.log")
     monkeypatch.setenv("HOME", str(tmp_path))
-    path = write_log("eval", tmp_path / "logs")
-    log = log_module.read_eval_log(str(path))
+    path = in_own_thread(write_log, "eval", tmp_path / "logs")
+    log = in_own_thread(log_module.read_eval_log, str(path))
     expected = {
         (s.metadata["question_id"], s.metadata["system"]): [
             1 if s.scores["rubric_grader"].value[str(p)] == "C" else 0 for p in (1, 2, 3, 4)
