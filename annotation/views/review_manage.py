@@ -59,7 +59,7 @@ def round_list(request: HttpRequest) -> HttpResponse:
     return render(request, "annotation/review/round_list.html", {"rounds": rounds})
 
 
-def _round_benchmark(request: HttpRequest) -> Benchmark | None:
+def round_benchmark(request: HttpRequest) -> Benchmark | None:
     """The benchmark the new round is for: the one posted or picked above the form, else
     the only one there is, else the newest."""
     chosen = request.POST.get("benchmark") or request.GET.get("benchmark", "")
@@ -71,30 +71,36 @@ def _round_benchmark(request: HttpRequest) -> Benchmark | None:
     return benchmarks.first()
 
 
-@permission_needed(Perm.MANAGE_REVIEW)
-def round_new(request: HttpRequest) -> HttpResponse:
-    benchmark = _round_benchmark(request)
-    form = ReviewRoundForm(request.POST or None, benchmark=benchmark)
+def round_settings(data: dict) -> dict:
+    """What every way of opening a round takes from its form, as the services' arguments."""
+    keys = (
+        "benchmark",
+        "name",
+        "fraction",
+        "seed",
+        "raters_per_item",
+        "max_items_per_expert",
+        "deadline",
+        "is_calibration",
+        "show_difficulty",
+        "close_when_decided",
+    )
+    return {
+        **{key: data[key] for key in keys},
+        "systems": list(data["systems"]),
+        "experts": list(data["experts"]),
+        "calibration_share": data["calibration_share"] or 0.0,
+    }
+
+
+def round_new_page(
+    request: HttpRequest, *, form, benchmark, open_round, uncertain: bool = False
+) -> HttpResponse:
+    """The new-round page: `open_round(cleaned_data)` opens the round (a service raising
+    RoundInvalid), then the coordinator lands on it; otherwise the form again, saying why."""
     if request.method == "POST" and form.is_valid():
-        data = form.cleaned_data
         try:
-            round_ = round_open(
-                benchmark=data["benchmark"],
-                name=data["name"],
-                systems=list(data["systems"]),
-                experts=list(data["experts"]),
-                fraction=data["fraction"],
-                seed=data["seed"],
-                sampling=data["sampling"] or ReviewRound.Sampling.PROPORTIONAL,
-                raters_per_item=data["raters_per_item"],
-                max_items_per_expert=data["max_items_per_expert"],
-                deadline=data["deadline"],
-                is_calibration=data["is_calibration"],
-                show_difficulty=data["show_difficulty"],
-                close_when_decided=data["close_when_decided"],
-                calibration_share=data["calibration_share"] or 0.0,
-                user=request.user,
-            )
+            round_ = open_round(form.cleaned_data)
         except RoundInvalid as exc:
             form.add_error(None, str(exc))
         else:
@@ -110,8 +116,24 @@ def round_new(request: HttpRequest) -> HttpResponse:
             "benchmark": benchmark,
             "benchmarks": Benchmark.objects.order_by("name"),
             "pilot_rounds": ReviewRound.objects.filter(benchmark=benchmark).order_by("name"),
+            "uncertain": uncertain,
         },
         status=400 if form.errors else 200,
+    )
+
+
+@permission_needed(Perm.MANAGE_REVIEW)
+def round_new(request: HttpRequest) -> HttpResponse:
+    benchmark = round_benchmark(request)
+    return round_new_page(
+        request,
+        form=ReviewRoundForm(request.POST or None, benchmark=benchmark),
+        benchmark=benchmark,
+        open_round=lambda data: round_open(
+            **round_settings(data),
+            sampling=data["sampling"] or ReviewRound.Sampling.PROPORTIONAL,
+            user=request.user,
+        ),
     )
 
 
