@@ -11,7 +11,7 @@ from judging.services.runs import judge_run_start
 from judging.tasks import judge_lane, judge_run_watch
 from tests.judging.workers import Broker, start_worker, stop, wait_for
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.multiworker]
 
 
 def test_killing_a_worker_mid_run_loses_and_duplicates_nothing(
