@@ -6,22 +6,16 @@ from django.utils import timezone
 from accounts.roles import ROLE_PERMISSIONS
 
 
-def _permissions(codes: list[str], using: str) -> list[Permission]:
-    wanted = {tuple(code.split(".", 1)) for code in codes}
-    found = [
-        perm
-        for perm in Permission.objects.using(using).select_related("content_type")
-        if (perm.content_type.app_label, perm.codename) in wanted
-    ]
-    return found
-
-
 def roles_sync(*, using: str = "default") -> None:
     """Make each role's group hold exactly the permissions of accounts.roles."""
+    by_code = {
+        f"{perm.content_type.app_label}.{perm.codename}": perm
+        for perm in Permission.objects.using(using).select_related("content_type")
+    }
     with transaction.atomic(using=using):
         for role, codes in ROLE_PERMISSIONS.items():
             group, _ = Group.objects.using(using).get_or_create(name=role)
-            group.permissions.set(_permissions(codes, using))
+            group.permissions.set([by_code[code] for code in codes if code in by_code])
 
 
 def user_create_with_role(*, username: str, password: str, role: str):

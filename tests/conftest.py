@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 from django.apps import apps
+from django.db import transaction
 from django.test import Client
 from django.utils import translation
 
@@ -30,6 +31,15 @@ def jsonl_bytes(rows: list) -> bytes:
 
 def lines(data: bytes) -> list[bytes]:
     return data.splitlines(keepends=True)
+
+
+@contextmanager
+def rolled_back(django_db_blocker):
+    """A block with database access whose writes are all undone when it ends: a module's
+    fixture builds what its tests read (a bundle's bytes) once, and leaves no row behind."""
+    with django_db_blocker.unblock(), transaction.atomic():
+        yield
+        transaction.set_rollback(True)
 
 
 def table_counts() -> dict[str, int]:

@@ -26,8 +26,18 @@ from tests.leaderboard.bundle_tools import read_files, write_files
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-@pytest.fixture
-def judged_bundle(tmp_path) -> bytes:
+@pytest.fixture(scope="module")
+def judged_bundle(django_db_setup, django_db_blocker, tmp_path_factory) -> bytes:
+    """The bundle of the demo board judged on the simulator, built once (the judge's lanes
+    run in threads, so its rows are committed, and flushed afterwards)."""
+    with django_db_blocker.unblock():
+        try:
+            return _judged_bundle(tmp_path_factory.mktemp("judged"))
+        finally:
+            call_command("flush", "--no-input")
+
+
+def _judged_bundle(tmp_path) -> bytes:
     call_command("load_demo")
     round_ = ReviewRound.objects.get(name="Demo round")
     for index, expert in enumerate(round_.experts.order_by("username")):

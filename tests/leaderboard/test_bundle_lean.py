@@ -12,19 +12,24 @@ from leaderboard.exports.bundles import layout
 from leaderboard.exports.bundles.citation import bundle_hash
 from leaderboard.exports.bundles.verify import verify_bundle
 from leaderboard.models import LeaderboardSnapshot
+from tests.conftest import rolled_back
 from tests.leaderboard.bundle_tools import PREFIX, read_files, write_files
 
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def bundles(tmp_path):
-    call_command("load_demo")
-    snapshot = LeaderboardSnapshot.objects.get()
-    full, lean = tmp_path / "full.zip", tmp_path / "lean.zip"
-    call_command("bundle", str(snapshot.pk), str(full))
-    call_command("bundle", str(snapshot.pk), str(lean), "--lean")
-    return snapshot, full, lean
+@pytest.fixture(scope="module")
+def bundles(django_db_setup, django_db_blocker, tmp_path_factory):
+    """The demo board's full and lean bundles, built once: (the evaluation's id, the hash a
+    paper cites, the full bundle's path, the lean one's)."""
+    folder = tmp_path_factory.mktemp("bundles")
+    with rolled_back(django_db_blocker):
+        call_command("load_demo")
+        snapshot = LeaderboardSnapshot.objects.get()
+        full, lean = folder / "full.zip", folder / "lean.zip"
+        call_command("bundle", str(snapshot.pk), str(full))
+        call_command("bundle", str(snapshot.pk), str(lean), "--lean")
+        return snapshot.gate_id, bundle_hash(snapshot), full, lean
 
 
 def _checks(data: bytes) -> dict[str, dict]:
@@ -32,7 +37,7 @@ def _checks(data: bytes) -> dict[str, dict]:
 
 
 def test_a_lean_bundle_says_what_it_leaves_out_and_checks_everything_else(bundles):
-    snapshot, full, lean = bundles
+    _, cited, full, lean = bundles
     files = read_files(lean.read_bytes())
     assert layout.RESPONSES not in files and layout.JUDGE_CALLS not in files
     manifest = json.loads(files[layout.MANIFEST])
@@ -50,13 +55,13 @@ def test_a_lean_bundle_says_what_it_leaves_out_and_checks_everything_else(bundle
     passed = {name for name, c in _checks(full.read_bytes()).items() if c["result"] == "pass"}
     assert {name for name, c in checks.items() if c["result"] == "pass"} == passed - {"judge_calls"}
     # The hash a paper cites stays the full bundle's.
-    assert bundle_hash(snapshot) == full_manifest["bundle_sha256"]
+    assert cited == full_manifest["bundle_sha256"]
 
 
 def test_a_lean_bundle_still_catches_a_changed_vote(bundles):
-    snapshot, _, lean = bundles
+    gate_id, _, _, lean = bundles
     files = read_files(lean.read_bytes())
-    votes = PREFIX.format(id=snapshot.gate_id) + layout.VOTES
+    votes = PREFIX.format(id=gate_id) + layout.VOTES
     rows = files[votes].decode().splitlines()
     last = rows[1].rsplit(",", 1)
     rows[1] = last[0] + "," + ("0" if last[1] == "1" else "1")
@@ -66,7 +71,7 @@ def test_a_lean_bundle_still_catches_a_changed_vote(bundles):
 
 
 def test_the_judge_calls_removed_from_a_full_bundle_fail_their_check(bundles):
-    _, full, _ = bundles
+    _, _, full, _ = bundles
     files = read_files(full.read_bytes())
     del files[layout.JUDGE_CALLS]
     checks = _checks(write_files(files))
@@ -79,6 +84,6 @@ def test_the_judge_calls_removed_from_a_full_bundle_fail_their_check(bundles):
 
 
 def test_re_judging_a_lean_bundle_is_refused_with_the_reason(bundles):
-    _, _, lean = bundles
+    _, _, _, lean = bundles
     with pytest.raises(CommandError, match="lean"):
         call_command("rejudge", str(lean), "--base-url", "http://127.0.0.1:9/v1")

@@ -10,18 +10,21 @@ from django.core.management import CommandError, call_command
 from leaderboard.exports.bundles import layout
 from leaderboard.exports.bundles.verify import verify_bundle
 from leaderboard.models import LeaderboardSnapshot
+from tests.conftest import rolled_back
 from tests.leaderboard.bundle_tools import PREFIX, read_files, write_files
 
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def demo(tmp_path) -> tuple[bytes, str]:
-    call_command("load_demo")
-    snapshot = LeaderboardSnapshot.objects.get()
-    path = tmp_path / "demo.zip"
-    call_command("bundle", str(snapshot.pk), str(path))
-    return path.read_bytes(), PREFIX.format(id=snapshot.gate_id)
+@pytest.fixture(scope="module")
+def demo(django_db_setup, django_db_blocker, tmp_path_factory) -> tuple[bytes, str]:
+    """The demo's bundle, built once: each test breaks its own copy of the bytes."""
+    with rolled_back(django_db_blocker):
+        call_command("load_demo")
+        snapshot = LeaderboardSnapshot.objects.get()
+        path = tmp_path_factory.mktemp("demo") / "demo.zip"
+        call_command("bundle", str(snapshot.pk), str(path))
+        return path.read_bytes(), PREFIX.format(id=snapshot.gate_id)
 
 
 def problems_of(data: bytes, tmp_path) -> list:
