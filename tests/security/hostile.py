@@ -6,6 +6,7 @@ import json
 from functools import lru_cache
 from urllib.parse import quote
 
+from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
 KINDS = ("nul", "surrogate", "long", "deep")
@@ -14,6 +15,18 @@ DEPTH = 100_000
 LONG = 5_000
 
 _plain = st.text(st.characters(codec="utf-8", exclude_characters="\x00"), max_size=8)
+
+
+def repeatable(examples: int) -> settings:
+    """The fuzzers' hypothesis settings: the same examples on every run (no randomness, no
+    example database), no deadline, and no health check (slow requests are the point)."""
+    return settings(
+        max_examples=examples,
+        deadline=None,
+        database=None,
+        derandomize=True,
+        suppress_health_check=list(HealthCheck),
+    )
 
 
 def hostile(kind: str) -> st.SearchStrategy[str]:

@@ -12,7 +12,7 @@ from django.core import signals
 from django.core.handlers.wsgi import WSGIHandler
 from django.db import close_old_connections
 from django.test import Client
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.errors import Unsatisfiable
 from rest_framework.authtoken.models import Token
@@ -24,7 +24,7 @@ from schemathesis.specs.openapi.checks import (
 )
 
 from accounts.roles import COORDINATOR, EXPERT, RESEARCHER
-from tests.security.hostile import KINDS, hostile, raw_json_with, url_encoded
+from tests.security.hostile import KINDS, hostile, raw_json_with, repeatable, url_encoded
 from tests.test_permission_matrix import ANONYMOUS
 
 # PostgreSQL refuses values SQLite stores (a NUL byte in text), so that is where hostile
@@ -72,13 +72,7 @@ def real_path_values(world) -> dict[str, str]:
 
 
 def fuzz_operation(operation, headers: dict, real: dict, mode, examples: int) -> None:
-    @settings(
-        max_examples=examples,
-        deadline=None,
-        database=None,
-        derandomize=True,
-        suppress_health_check=list(HealthCheck),
-    )
+    @repeatable(examples)
     @given(case=operation.as_strategy(generation_mode=mode), use_real=st.booleans())
     def run(case, use_real):
         if use_real and case.path_parameters:
@@ -260,13 +254,7 @@ def valid_cases(operation, real: dict, count: int = 2) -> list:
     than the application takes to answer it)."""
     found = []
 
-    @settings(
-        max_examples=count,
-        deadline=None,
-        database=None,
-        derandomize=True,
-        suppress_health_check=list(HealthCheck),
-    )
+    @repeatable(count)
     @given(case=operation.as_strategy(generation_mode=schemathesis.GenerationMode.POSITIVE))
     def draw(case):
         if case.path_parameters:
@@ -278,13 +266,7 @@ def valid_cases(operation, real: dict, count: int = 2) -> list:
 
 
 def hostile_fuzz(operation, cases: list, media, client: Client, target, kind, failures):
-    @settings(
-        max_examples=2,
-        deadline=None,
-        database=None,
-        derandomize=True,
-        suppress_health_check=list(HealthCheck),
-    )
+    @repeatable(2)
     @given(which=st.integers(0, len(cases) - 1), value=hostile(kind))
     def run(which, value):
         method, url, body, content_type = hostile_request(cases[which], media, target, kind, value)

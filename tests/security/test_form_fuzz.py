@@ -11,10 +11,10 @@ from html.parser import HTMLParser
 from urllib.parse import urljoin, urlsplit
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 
 from accounts.roles import COORDINATOR, EXPERT, RESEARCHER, SENIOR_EXPERT
-from tests.security.hostile import KINDS, hostile, url_encoded
+from tests.security.hostile import KINDS, hostile, repeatable, url_encoded
 from tests.test_permission_matrix import EXPECTED, build_url, client_as, discovered_routes
 
 # PostgreSQL refuses values SQLite stores (a NUL byte in text), so that is where hostile
@@ -128,13 +128,7 @@ def submit(client, form: Form, fields: list[tuple[str, str]]):
 
 
 def fuzz_field(client, form: Form, index: int, kind: str, failures: list) -> None:
-    @settings(
-        max_examples=2,
-        deadline=None,
-        database=None,
-        derandomize=True,
-        suppress_health_check=list(HealthCheck),
-    )
+    @repeatable(2)
     @given(value=hostile(kind))
     def run(value):
         fields = list(form.fields)

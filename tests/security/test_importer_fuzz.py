@@ -5,7 +5,7 @@ exception, and a rejected file leaves every table exactly as it was."""
 import json
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from annotation.importing.issues import ImportRejected
@@ -14,7 +14,7 @@ from annotation.services.responses_import import responses_import
 from annotation.services.votes_import import votes_import
 from judging.services.judgments_import import judgments_import
 from tests.conftest import jsonl_bytes, lines, question, table_counts
-from tests.security.hostile import KINDS, hostile
+from tests.security.hostile import KINDS, hostile, repeatable
 
 CASES = ("c00", "c01", "c02")
 SYSTEMS = ("Alpha", "Beta")
@@ -111,13 +111,7 @@ def inputs(name: str):
 def check_importer(name: str, examples: int) -> dict[str, int]:
     outcomes = {"imported": 0, "rejected": 0}
 
-    @settings(
-        max_examples=examples,
-        deadline=None,
-        database=None,
-        derandomize=True,
-        suppress_health_check=list(HealthCheck),
-    )
+    @repeatable(examples)
     @given(data=inputs(name))
     def run(data: bytes):
         before = table_counts()
@@ -239,13 +233,7 @@ def hostile_file(name: str, kind: str):
 def check_hostile(name: str, kind: str, examples: int) -> dict[str, int]:
     outcomes = {"imported": 0, "rejected": 0}
 
-    @settings(
-        max_examples=examples,
-        deadline=None,
-        database=None,
-        derandomize=True,
-        suppress_health_check=list(HealthCheck),
-    )
+    @repeatable(examples)
     @given(data=hostile_file(name, kind))
     def run(data: bytes):
         before = table_counts()
