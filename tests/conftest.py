@@ -12,6 +12,7 @@ from django.utils import translation
 
 from accounts.roles import COORDINATOR, EXPERT, RESEARCHER
 from accounts.services import user_create_with_role
+from tests import quick_reset
 
 PASSWORD = "test-pass-123"
 
@@ -200,6 +201,10 @@ def _cost_rank(item) -> int:
     if item.get_closest_marker("fuzz"):
         return 0
     return 1 if item.get_closest_marker("browser") else 2
+
+
+def pytest_configure(config):
+    quick_reset.install()
 
 
 def pytest_collection_modifyitems(config, items):

@@ -44,7 +44,8 @@ Prompt convention for judge requests
     that contradicts their verdict is corrected with probability p (see learning.py).
 
 Faults and latency (settings at start, `/_sim/config` while running, headers per request)
-    latency_ms ± jitter_ms uniform; rate_429 (with Retry-After: retry_after seconds),
+    latency_ms ± jitter_ms uniform (the first latency_after requests are answered at once:
+    an endpoint that slows down mid-run); rate_429 (with Retry-After: retry_after seconds),
     rate_500, rate_timeout (sleeps timeout_sleep_s, then answers normally), rate_malformed
     (message content cut in half: invalid JSON), rate_wrong_count (one verdict too many or
     too few; a no-op for generation requests); replies of HTTP 200 that are no chat

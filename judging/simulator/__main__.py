@@ -17,6 +17,7 @@ from .settings import Settings, SettingsError, env_name, settings_from_env
 HELP = {
     "latency_ms": "mean latency of a completion, in milliseconds",
     "jitter_ms": "latency varies uniformly by up to this many milliseconds",
+    "latency_after": "requests answered without the latency before it applies (0: none)",
     "rate_429": "share of requests answered 429 (with Retry-After)",
     "rate_500": "share of requests answered 500",
     "rate_timeout": "share of requests that sleep --timeout-sleep-s before answering",

@@ -61,11 +61,13 @@ class Stats:
         self.kinds: Counter[str] = Counter()
         self.max_in_flight = self._in_flight
 
-    def begin(self) -> None:
+    def begin(self) -> int:
+        """Count a request coming in; returns how many came in before it."""
         with self._lock:
             self._in_flight += 1
             self.requests += 1
             self.max_in_flight = max(self.max_in_flight, self._in_flight)
+            return self.requests - 1
 
     def connection(self) -> None:
         with self._lock:

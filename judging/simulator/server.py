@@ -230,9 +230,9 @@ class Handler(BaseHTTPRequestHandler):
             stats.record(status=400)
             self._send_json(400, _error(str(exc), "invalid_request_error", None, param))
             return
-        stats.begin()
+        earlier = stats.begin()
         try:
-            self._complete(req, body, settings, forced)
+            self._complete(req, body, settings, forced, slow=earlier >= settings.latency_after)
         finally:
             stats.end()
 
@@ -251,14 +251,16 @@ class Handler(BaseHTTPRequestHandler):
                 raise SettingsError(f"X-Sim-Fault must be one of {', '.join(FAULT_KINDS)}, none")
         return settings, forced
 
-    def _complete(self, req, body: dict, settings: Settings, forced: str | None) -> None:
+    def _complete(
+        self, req, body: dict, settings: Settings, forced: str | None, *, slow: bool
+    ) -> None:
         stats = self.server.stats
         body_hash = text.digest(json.dumps(body, sort_keys=True, ensure_ascii=False))
         attempt = self.server.attempts.next(body_hash)
         fault = forced or draw_fault(settings.rates(), body_hash, attempt)
         fault = None if fault == "none" else fault
         jitter = settings.jitter_ms * (2 * text.unit(body_hash, "jitter", attempt) - 1)
-        delay = max(settings.latency_ms + jitter, 0.0) / 1000
+        delay = max(settings.latency_ms + jitter, 0.0) / 1000 if slow else 0.0
         if fault == "timeout":
             delay = settings.timeout_sleep_s
             stats.record(fault=fault)  # counted now: the client has usually gone when it ends

@@ -39,6 +39,9 @@ class SettingsError(ValueError):
 class Settings:
     latency_ms: float = 0.0
     jitter_ms: float = 0.0
+    # An endpoint that slows down: requests received before this many others are answered
+    # without the latency (0, the default: every request waits it).
+    latency_after: float = 0.0
     rate_429: float = 0.0
     rate_500: float = 0.0
     rate_timeout: float = 0.0
@@ -86,7 +89,7 @@ class Settings:
         return result
 
     def check(self) -> None:
-        for name in ("latency_ms", "jitter_ms", "retry_after", "timeout_sleep_s"):
+        for name in ("latency_ms", "jitter_ms", "latency_after", "retry_after", "timeout_sleep_s"):
             if getattr(self, name) < 0:
                 raise SettingsError(f"{name} must not be negative")
         for name in (*RATE_FIELDS.values(), "hit_rate", "drift_hit_rate", "learns_from_examples"):

@@ -48,7 +48,7 @@ def _assert_two_abandoned(run: JudgeRun, simulator) -> None:
 
 
 def test_a_second_ctrl_c_counts_the_abandoned_calls(judged_benchmark, simulator):
-    simulator.configure(latency_ms=20000)
+    simulator.configure(latency_ms=20000, latency_after=1)  # the probe answered at once
     process = _judge(simulator, "--timeout", "60")
     try:
         _two_calls_in_flight(simulator, process)
@@ -71,7 +71,7 @@ def test_a_second_ctrl_c_counts_the_abandoned_calls(judged_benchmark, simulator)
 def test_a_killed_process_leaves_its_calls_counted_when_their_leases_are_taken_back(
     judged_benchmark, simulator
 ):
-    simulator.configure(latency_ms=20000)
+    simulator.configure(latency_ms=20000, latency_after=1)  # the probe answered at once
     process = _judge(simulator, "--timeout", "60")
     try:
         _two_calls_in_flight(simulator, process)
@@ -96,7 +96,7 @@ def test_a_killed_process_leaves_its_calls_counted_when_their_leases_are_taken_b
 def test_a_run_cancelled_with_calls_in_flight_counts_them_and_its_bundle_records_them(
     judged_benchmark, simulator
 ):
-    simulator.configure(latency_ms=20000)
+    simulator.configure(latency_ms=20000, latency_after=1)  # the probe answered at once
     process = _judge(simulator, "--timeout", "60")
     try:
         _two_calls_in_flight(simulator, process)

@@ -50,7 +50,7 @@ def _stop(process: subprocess.Popen) -> None:
 
 
 def test_one_ctrl_c_records_the_calls_in_flight_and_says_how_to_resume(judged_benchmark, simulator):
-    simulator.configure(latency_ms=1500)
+    simulator.configure(latency_ms=1500, latency_after=1)  # the probe answered at once
     process = _judge(simulator)
     try:
         wait_for(
@@ -90,7 +90,7 @@ def test_one_ctrl_c_records_the_calls_in_flight_and_says_how_to_resume(judged_be
 
 
 def test_a_second_ctrl_c_stops_at_once_with_the_leases_given_back(judged_benchmark, simulator):
-    simulator.configure(latency_ms=20000)
+    simulator.configure(latency_ms=20000, latency_after=1)  # the probe answered at once
     process = _judge(simulator, "--timeout", "60")
     try:
         wait_for(

@@ -70,6 +70,18 @@ def test_concurrent_requests_overlap(sim, client):
     assert stats["requests"] == 16 and stats["max_in_flight"] >= 8
 
 
+def test_an_endpoint_that_slows_down_answers_its_first_requests_at_once():
+    with start_simulator(latency_ms=30_000, latency_after=2) as own:
+        with openai.OpenAI(base_url=own.base_url, api_key="x", max_retries=0, timeout=2) as c:
+            chat(c, "first")
+            chat(c, "second")
+            with pytest.raises(openai.APITimeoutError):
+                chat(c, "third")
+        assert own.stats()["requests"] == 3
+        with pytest.raises(SettingsError, match="latency_after must not be negative"):
+            own.configure(latency_after=-1)
+
+
 def test_api_key_is_enforced():
     with start_simulator(api_key="s3cret") as sim:
         with openai.OpenAI(base_url=sim.base_url, api_key="wrong", max_retries=0) as client:
