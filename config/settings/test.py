@@ -2,6 +2,7 @@
 
 import os
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 # Each pytest-xdist worker gets its own var/ folder (test database file, broker folders,
 # exports, imports), so workers never see each other's files. A process a test starts
@@ -14,6 +15,12 @@ if _WORKER and os.environ.get("CONCORD_XDIST_VAR") != _WORKER:
         (_OWN / _folder).mkdir(parents=True, exist_ok=True)
     os.environ["CONCORD_VAR_DIR"] = str(_OWN)
     os.environ["CONCORD_XDIST_VAR"] = _WORKER
+    # And a Redis database of its own when the broker is Redis (the scale-out tests' worker
+    # processes), counted down from the one named: no worker takes another's tasks.
+    _BROKER = urlsplit(os.environ.get("CELERY_BROKER_URL", ""))
+    if _BROKER.scheme in ("redis", "rediss"):
+        _DB = (int(_BROKER.path.strip("/") or 0) - int(_WORKER.removeprefix("gw"))) % 16
+        os.environ["CELERY_BROKER_URL"] = urlunsplit(_BROKER._replace(path=f"/{_DB}"))
 
 from config.settings.local import *  # noqa: E402, F403
 
