@@ -43,6 +43,32 @@ def rolled_back(django_db_blocker):
         transaction.set_rollback(True)
 
 
+@contextmanager
+def shared_by_module(request, django_db_blocker):
+    """A block for a module fixture that writes what the module's tests read: each test's
+    `db` block is a savepoint inside it, so what a test writes is undone after it, and the
+    fixture's writes after the module. A transactional test in the module would run inside
+    the open transaction: the module is refused instead."""
+    transactional = [
+        item.name
+        for item in request.session.items
+        if item.getparent(pytest.Module) is request.node and _transactional(item)
+    ]
+    assert not transactional, f"{request.node.name}: transactional tests {transactional}"
+    with rolled_back(django_db_blocker):
+        yield
+
+
+@pytest.fixture(scope="module")
+def demo_loaded(request, django_db_setup, django_db_blocker):
+    """The demo (`load_demo`), loaded once for a module's tests (see shared_by_module)."""
+    from django.core.management import call_command
+
+    with shared_by_module(request, django_db_blocker):
+        call_command("load_demo")
+        yield
+
+
 def table_counts() -> dict[str, int]:
     """Row counts of every project table: 'nothing was written' compares two of these."""
     return {
@@ -192,6 +218,16 @@ DATABASE_FIXTURES = {"db", "transactional_db", "live_server", "django_db_reset_s
 def _touches_the_database(item) -> bool:
     return item.get_closest_marker("django_db") is not None or bool(
         DATABASE_FIXTURES & set(getattr(item, "fixturenames", ()))
+    )
+
+
+def _transactional(item) -> bool:
+    marker = item.get_closest_marker("django_db")
+    committed = marker is not None and (
+        marker.kwargs.get("transaction") or (marker.args and marker.args[0])
+    )
+    return bool(committed) or bool(
+        {"transactional_db", "live_server"} & set(getattr(item, "fixturenames", ()))
     )
 
 

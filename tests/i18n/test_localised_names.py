@@ -2,7 +2,6 @@
 benchmark, role names, report groups; dates follow the language's format."""
 
 import pytest
-from django.core.management import call_command
 from django.urls import reverse
 
 from annotation.models import Ability
@@ -15,8 +14,7 @@ def _get(client, url: str, language: str) -> str:
     return client.get(url, HTTP_ACCEPT_LANGUAGE=language).content.decode()
 
 
-def test_taxonomy_labels_follow_the_language(coordinator):
-    call_command("load_demo")
+def test_taxonomy_labels_follow_the_language(demo_loaded, coordinator):
     client = client_for(coordinator)
     url = reverse("rubric-overview", args=["demo-en"])
     english, chinese = _get(client, url, "en"), _get(client, url, "zh-hans")
@@ -28,16 +26,14 @@ def test_taxonomy_labels_follow_the_language(coordinator):
     assert (ability.name_en, ability.name_zh) == ("Emotional Perception", "情绪感知")
 
 
-def test_the_rubric_editor_offers_abilities_in_the_language(coordinator):
-    call_command("load_demo")
+def test_the_rubric_editor_offers_abilities_in_the_language(demo_loaded, coordinator):
     client = client_for(coordinator)
     url = reverse("rubric-editor", args=["demo-en", "demo01"])
     assert ">Curiosity · 好奇心<" in _get(client, url, "en")
     assert ">好奇心<" in _get(client, url, "zh-hans")
 
 
-def test_the_demo_benchmark_and_roles_are_named_in_the_language(coordinator):
-    call_command("load_demo")
+def test_the_demo_benchmark_and_roles_are_named_in_the_language(demo_loaded, coordinator):
     client = client_for(coordinator)
     url = reverse("benchmark-list")
     english, chinese = _get(client, url, "en"), _get(client, url, "zh-hans")
@@ -46,8 +42,7 @@ def test_the_demo_benchmark_and_roles_are_named_in_the_language(coordinator):
     assert "coord · Coordinator" in english and "coord · 协调员" in chinese
 
 
-def test_dates_follow_the_language(coordinator):
-    call_command("load_demo")
+def test_dates_follow_the_language(demo_loaded, coordinator):
     client = client_for(coordinator)
     url = reverse("rubric-history", args=["demo", "demo01"])
     assert "年" not in _get(client, url, "en")

@@ -5,7 +5,6 @@ bundles member by member."""
 import io
 
 from django.contrib.auth import get_user_model
-from django.core.management import call_command
 
 from annotation.models import Assignment, Benchmark, ReviewRound
 from annotation.services.review_assignment import assignment_next
@@ -70,10 +69,6 @@ def submit(assignment: Assignment, *, flip: int = 0) -> Assignment:
 
 def experts(*names: str) -> list:
     return list(get_user_model().objects.filter(username__in=names).order_by("username"))
-
-
-def load_demo() -> None:
-    call_command("load_demo")
 
 
 def differing(before: bytes, after: bytes) -> list[str]:

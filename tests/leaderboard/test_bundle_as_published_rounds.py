@@ -23,7 +23,6 @@ from tests.leaderboard.as_published_tools import (
     bundle,
     demo,
     experts,
-    load_demo,
     publish,
     rate,
     submit,
@@ -58,8 +57,7 @@ def _answers(item: ReviewItem, hit: bool) -> dict[int, tuple[bool, str]]:
 
 
 @pytest.mark.parametrize("sampling", ["proportional", "by_system"])
-def test_extending_the_rounds_after_publication_changes_nothing(sampling):
-    load_demo()
+def test_extending_the_rounds_after_publication_changes_nothing(demo_loaded, sampling):
     if sampling == "proportional":
         correcting = ReviewRound.objects.get(name=DEMO_ROUND)
     else:
@@ -85,10 +83,9 @@ def test_extending_the_rounds_after_publication_changes_nothing(sampling):
     assert_same_evidence(before, bundle(snapshot))
 
 
-def test_a_board_published_after_an_extension_carries_it():
+def test_a_board_published_after_an_extension_carries_it(demo_loaded):
     """An extension before publication is part of the evidence (its items and its batch),
     a later one is not."""
-    load_demo()
     correcting = ReviewRound.objects.get(name=DEMO_ROUND)
     items = correcting.items.count()
     round_extend(round_=correcting, fraction=0.6)
@@ -103,8 +100,7 @@ def test_a_board_published_after_an_extension_carries_it():
     assert_same_evidence(before, bundle(snapshot))
 
 
-def test_reference_items_marked_or_changed_after_publication_change_nothing():
-    load_demo()
+def test_reference_items_marked_or_changed_after_publication_change_nothing(demo_loaded):
     validation = ReviewRound.objects.get(name=VALIDATION_ROUND)
     first, second = validation.items.order_by("hand_out_rank")[:2]
     # A hidden check known before publication: the panel's answers on it are calibration.
@@ -120,8 +116,7 @@ def test_reference_items_marked_or_changed_after_publication_change_nothing():
     assert_same_evidence(before, bundle(snapshot))
 
 
-def test_votes_submitted_or_revised_after_publication_change_nothing():
-    load_demo()
+def test_votes_submitted_or_revised_after_publication_change_nothing(demo_loaded):
     correcting = ReviewRound.objects.get(name=DEMO_ROUND)
     _rated(correcting)
     snapshot = publish(corrected_by=correcting)
@@ -134,8 +129,7 @@ def test_votes_submitted_or_revised_after_publication_change_nothing():
     assert_same_evidence(before, bundle(snapshot))
 
 
-def test_an_adjudication_after_publication_changes_nothing():
-    load_demo()
+def test_an_adjudication_after_publication_changes_nothing(demo_loaded):
     correcting = ReviewRound.objects.get(name=DEMO_ROUND)
     _rated(correcting)
     snapshot = publish(corrected_by=correcting)
@@ -150,11 +144,10 @@ def test_an_adjudication_after_publication_changes_nothing():
     assert_same_evidence(before, bundle(snapshot))
 
 
-def test_calibration_after_publication_changes_nothing():
+def test_calibration_after_publication_changes_nothing(demo_loaded):
     """The panel that rated the gate's round calibrates on a round of reference items: what
     they answered by publication is the record; answers after it, new reference answers
     and a new calibration round are not."""
-    load_demo()
     panel = experts(*PANEL)
     calibration = round_open(
         benchmark=demo(),
@@ -195,10 +188,9 @@ def load_results(blob: bytes) -> list:
     return json.loads(read_files(blob)[layout.CALIBRATION])["results"]
 
 
-def test_an_evaluation_reads_its_round_as_it_stood_when_recorded():
+def test_an_evaluation_reads_its_round_as_it_stood_when_recorded(demo_loaded):
     """Extended after the gate evaluation and before publication, the round's new items
     are the correcting round's evidence, not the evaluation's: it never read them."""
-    load_demo()
     validation = ReviewRound.objects.get(name=VALIDATION_ROUND)
     evaluated = validation.items.count()
     round_extend(round_=_reopened(VALIDATION_ROUND), fraction=0.9)
@@ -212,10 +204,9 @@ def test_an_evaluation_reads_its_round_as_it_stood_when_recorded():
     assert verify_bundle(io.BytesIO(blob)).as_dict()["problems"] == []
 
 
-def test_a_round_extended_before_the_log_kept_chances_is_read_as_it_stands():
+def test_a_round_extended_before_the_log_kept_chances_is_read_as_it_stands(demo_loaded):
     """A board whose round was extended after publication by a version that kept no
     chances: its bundle is built from the round as it stands, as it always was."""
-    load_demo()
     correcting = ReviewRound.objects.get(name=DEMO_ROUND)
     snapshot = publish(corrected_by=correcting)
     round_extend(round_=correcting, fraction=0.6)
@@ -228,11 +219,10 @@ def test_a_round_extended_before_the_log_kept_chances_is_read_as_it_stands():
     assert verify_bundle(io.BytesIO(blob)).as_dict()["problems"] == []
 
 
-def test_a_pool_changed_after_publication_changes_nothing():
+def test_a_pool_changed_after_publication_changes_nothing(demo_loaded):
     """The bundled raters are the evaluated round's pool and workers at publication: an
     expert calibrated before it and added to the pool after it is not one of them, one
     taken out of the pool after it still is."""
-    load_demo()
     demo_experts = experts(*EXPERTS)
     calibration = round_open(
         benchmark=demo(),

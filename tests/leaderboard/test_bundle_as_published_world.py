@@ -33,7 +33,6 @@ from tests.leaderboard.as_published_tools import (
     bundle,
     coordinator,
     demo,
-    load_demo,
     publish,
 )
 from tests.leaderboard.bundle_tools import load, read_files
@@ -46,8 +45,7 @@ def _evaluate():
     return gate_evaluate(evidence=evidence, user=coordinator())
 
 
-def test_the_judge_running_and_evaluated_again_after_publication_changes_nothing():
-    load_demo()
+def test_the_judge_running_and_evaluated_again_after_publication_changes_nothing(demo_loaded):
     snapshot = publish()
     before = bundle(snapshot)
     # The same judge version scores the systems again, is probed, and evaluated again.
@@ -66,8 +64,7 @@ def test_the_judge_running_and_evaluated_again_after_publication_changes_nothing
     assert_same_evidence(before, bundle(snapshot))
 
 
-def test_a_rubric_revised_after_publication_changes_nothing():
-    load_demo()
+def test_a_rubric_revised_after_publication_changes_nothing(demo_loaded):
     correcting = ReviewRound.objects.get(name=DEMO_ROUND)
     snapshot = publish(corrected_by=correcting)
     before = bundle(snapshot)
@@ -83,8 +80,7 @@ def test_a_rubric_revised_after_publication_changes_nothing():
 
 
 @pytest.mark.parametrize("changed_before", [False, True])
-def test_the_gate_policy_changed_after_publication_changes_nothing(changed_before):
-    load_demo()
+def test_the_gate_policy_changed_after_publication_changes_nothing(demo_loaded, changed_before):
     if changed_before:
         gate_policy_set(
             benchmark=demo(),
@@ -110,11 +106,10 @@ def test_the_gate_policy_changed_after_publication_changes_nothing(changed_befor
 
 
 @pytest.mark.parametrize("recorded", [True, False])
-def test_guidance_rewritten_after_publication_changes_nothing(recorded):
+def test_guidance_rewritten_after_publication_changes_nothing(demo_loaded, recorded):
     """What the raters read before the evaluation is the record, whether its saves were
     logged or it was written before the log kept guidance (`recorded` off); rewriting or
     deleting it after publication, or adding to it, changes nothing."""
-    load_demo()
     user = coordinator()
     ability = Ability.objects.order_by("pk").first()
     if recorded:
@@ -152,10 +147,9 @@ def test_guidance_rewritten_after_publication_changes_nothing(recorded):
     assert_same_evidence(before, bundle(snapshot))
 
 
-def test_the_judge_renamed_after_publication_changes_nothing():
+def test_the_judge_renamed_after_publication_changes_nothing(demo_loaded):
     """The board and its evaluations keep the judge's name as it was (renaming a judge
     rewrites no evidence), and so does the bundle."""
-    load_demo()
     snapshot = publish()
     before = bundle(snapshot)
     # As the judge's form renames it: the configuration's name, every version's label.
@@ -163,11 +157,10 @@ def test_the_judge_renamed_after_publication_changes_nothing():
     assert_same_evidence(before, bundle(snapshot))
 
 
-def test_a_case_relabelled_after_publication_changes_nothing():
+def test_a_case_relabelled_after_publication_changes_nothing(demo_loaded):
     """A case made hard (asked for by name) or moved to another scene after publication:
     the board's normal and hard scores, the rubrics and the frames keep the labels they
     were published with."""
-    load_demo()
     correcting = ReviewRound.objects.get(name=DEMO_ROUND)
     snapshot = publish(corrected_by=correcting)
     before = bundle(snapshot)

@@ -8,7 +8,6 @@ import json
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.core.management import call_command
 
 from annotation.models import Ability, RaterPseudonym, ReviewItem, ReviewRound, Vote
 from annotation.selectors.review import item_criteria
@@ -44,8 +43,7 @@ def _checks(data: bytes, result: str) -> set[str]:
 
 
 @pytest.fixture
-def published():
-    call_command("load_demo")
+def published(demo_loaded):
     snapshot = LeaderboardSnapshot.objects.get()
     return snapshot, get_user_model().objects.get(username="coordinator")
 

@@ -19,9 +19,7 @@ from tests.leaderboard.bundle_tools import PREFIX, read_files, regenerate_report
 PREFIX_1 = PREFIX.format(id=1)
 
 
-@pytest.mark.django_db
-def test_items_dropped_from_an_imported_round_change_its_hand_out_order(tmp_path):
-    call_command("load_demo")
+def test_items_dropped_from_an_imported_round_change_its_hand_out_order(demo_loaded, db, tmp_path):
     snapshot = LeaderboardSnapshot.objects.get()
     path = tmp_path / "demo.zip"
     call_command("bundle", str(snapshot.pk), str(path))
@@ -122,14 +120,12 @@ def test_a_bundle_without_a_frame_fails_the_sample_check():
     assert sample_result(files).status("sample") == "fail"
 
 
-@pytest.mark.django_db
-def test_the_frame_of_a_round_opened_here_draws_its_items_again():
+def test_the_frame_of_a_round_opened_here_draws_its_items_again(demo_loaded, db):
     """The demo's open round was sampled by round_open: its frame is the population as it
     stood at the opening, and the draw from it gives the round's items again."""
     from annotation.models import ReviewItem, ReviewRound
     from leaderboard.exports.bundles.frame import frame_files
 
-    call_command("load_demo")
     round_ = ReviewRound.objects.get(name="Demo round")
     items = list(
         ReviewItem.objects.filter(round=round_).values_list("response_id", "hand_out_rank")

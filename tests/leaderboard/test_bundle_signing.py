@@ -26,9 +26,8 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def signed(settings, tmp_path) -> tuple[LeaderboardSnapshot, bytes]:
+def signed(demo_loaded, settings, tmp_path) -> tuple[LeaderboardSnapshot, bytes]:
     settings.VAR_DIR = tmp_path / "var"
-    call_command("load_demo")
     snapshot = LeaderboardSnapshot.objects.get()
     path = tmp_path / "demo.zip"
     call_command("bundle", str(snapshot.pk), str(path))
@@ -126,17 +125,3 @@ def test_the_published_board_shows_its_bundle_hash_and_the_key_page(signed, rese
     key_page = Client().get(reverse("signing-key")).content.decode()
     assert manifest["signing"]["key_id"] in key_page
     assert "BEGIN PUBLIC KEY" in key_page
-
-
-@pytest.mark.django_db(transaction=True)
-def test_verify_bundle_reads_the_key_from_the_installation_url(settings, tmp_path, live_server):
-    settings.VAR_DIR = tmp_path / "var"
-    call_command("load_demo")
-    snapshot = LeaderboardSnapshot.objects.get()
-    path = tmp_path / "demo.zip"
-    call_command("bundle", str(snapshot.pk), str(path))
-    call_command("verify_bundle", str(path), "--key", live_server.url + "/api/signing-key/")
-    signing_key_rotate()  # a new key: the listing still holds the one that signed
-    call_command("verify_bundle", str(path), "--key", live_server.url + "/api/signing-key/")
-    with pytest.raises(CommandError, match="cannot read the key"):
-        call_command("verify_bundle", str(path), "--key", live_server.url + "/nothing-here/")

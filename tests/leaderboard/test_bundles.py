@@ -20,8 +20,7 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def bundle(tmp_path) -> tuple[LeaderboardSnapshot, bytes]:
-    call_command("load_demo")
+def bundle(demo_loaded, tmp_path) -> tuple[LeaderboardSnapshot, bytes]:
     snapshot = LeaderboardSnapshot.objects.get()
     path = tmp_path / "demo.zip"
     call_command("bundle", str(snapshot.pk), str(path))

@@ -23,11 +23,19 @@ ROUND = "校正轮"
 LABELLED_CASES = 10  # per system; one more case per system is rated by two raters only
 
 
+@pytest.fixture(scope="module")
+def built(demo_loaded):
+    return _build()
+
+
 @pytest.fixture
-def world(db):
+def world(built, db):
+    return built
+
+
+def _build() -> dict:
     """The demo's judge board, and a round whose experts rated 11 of each system's 14
     responses: 10 by three raters, one by two (so not labelled)."""
-    call_command("load_demo")
     benchmark = Benchmark.objects.get(slug="demo")
     board = board_runs(benchmark=benchmark, judge=DEMO_JUDGE)
     judged, _failed = board_case_verdicts(board=board)

@@ -29,10 +29,7 @@ def _publish(capsys, *extra) -> dict:
     return json.loads(capsys.readouterr().out)
 
 
-@pytest.mark.django_db
-def test_without_a_bias_condition_a_board_is_corrected_only_when_asked(capsys):
-    call_command("load_demo")
-    capsys.readouterr()
+def test_without_a_bias_condition_a_board_is_corrected_only_when_asked(demo_loaded, db, capsys):
     assert LeaderboardSnapshot.objects.get().corrected_by is None
     plain = _publish(capsys)
     assert plain["corrected_by"] is None
@@ -44,10 +41,7 @@ def test_without_a_bias_condition_a_board_is_corrected_only_when_asked(capsys):
         _publish(capsys, "--corrected-by", "nope")
 
 
-@pytest.mark.django_db
-def test_under_a_bias_condition_the_evaluations_round_corrects_by_default(capsys):
-    call_command("load_demo")
-    capsys.readouterr()
+def test_under_a_bias_condition_the_evaluations_round_corrects_by_default(demo_loaded, db, capsys):
     benchmark = Benchmark.objects.get(slug="demo")
     GatePolicy.objects.update_or_create(benchmark=benchmark, defaults={"max_bias_points": 50.0})
     published = _publish(capsys)
@@ -63,9 +57,7 @@ def test_under_a_bias_condition_the_evaluations_round_corrects_by_default(capsys
     assert checks["corrected_scores"] == "pass"
 
 
-@pytest.mark.django_db
-def test_another_benchmarks_round_is_refused_and_nothing_is_published():
-    call_command("load_demo")
+def test_another_benchmarks_round_is_refused_and_nothing_is_published(demo_loaded, db):
     demo = Benchmark.objects.get(slug="demo")
     other = ReviewRound.objects.exclude(benchmark=demo).first() or ReviewRound.objects.create(
         benchmark=Benchmark.objects.exclude(pk=demo.pk).first(), name="elsewhere"
@@ -81,12 +73,10 @@ def test_another_benchmarks_round_is_refused_and_nothing_is_published():
     assert LeaderboardSnapshot.objects.count() == before
 
 
-@pytest.mark.django_db
-def test_the_api_publishes_with_a_correcting_round_and_shows_it():
+def test_the_api_publishes_with_a_correcting_round_and_shows_it(demo_loaded, db):
     from django.urls import reverse
     from rest_framework.test import APIClient
 
-    call_command("load_demo")
     client = APIClient()
     client.force_authenticate(get_user_model().objects.get(username="coordinator"))
     url = reverse("api-leaderboards", args=["demo"])

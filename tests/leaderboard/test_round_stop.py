@@ -3,7 +3,6 @@ once), closing by itself and giving back unopened items, the savings line, the p
 panel. The demo's early-stop round is the world: its experts rated it until it decided."""
 
 import pytest
-from django.core.management import call_command
 from django.test import Client
 from django.urls import reverse
 
@@ -62,8 +61,7 @@ def test_the_chart_spans_the_round_and_thins_a_long_path():
 
 
 @pytest.fixture
-def demo(db):
-    call_command("load_demo")
+def demo(demo_loaded, db):
     return ReviewRound.objects.get(name=EARLY_STOP_ROUND)
 
 
