@@ -11,7 +11,7 @@ from annotation.models import ReviewRound
 from leaderboard.boards.selectors.runs import board_runs
 from leaderboard.exports.files import export_filename
 from leaderboard.management.commands.load_demo import DEMO_JUDGE
-from tests.leaderboard.test_corrected_board import ROUND, world  # noqa: F401
+from tests.leaderboard.test_corrected_board import ROUND, built, world  # noqa: F401
 from tests.leaderboard.test_corrected_pages import _client
 
 

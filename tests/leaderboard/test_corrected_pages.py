@@ -4,7 +4,7 @@ from django.test import Client
 from django.urls import reverse
 
 from leaderboard.management.commands.load_demo import DEMO_JUDGE, DEMO_PASSWORD
-from tests.leaderboard.test_corrected_board import ROUND, world  # noqa: F401
+from tests.leaderboard.test_corrected_board import ROUND, built, world  # noqa: F401
 
 
 def _client(username: str = "researcher", language: str = "en") -> Client:

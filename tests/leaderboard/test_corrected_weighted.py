@@ -8,7 +8,7 @@ import pytest
 
 from annotation.models import ReviewItem, ReviewRound
 from leaderboard.corrected.inputs import design_probabilities
-from tests.leaderboard.test_corrected_board import ROUND, _command, world  # noqa: F401
+from tests.leaderboard.test_corrected_board import ROUND, _command, built, world  # noqa: F401
 
 
 @pytest.mark.django_db

@@ -9,7 +9,7 @@ from django.core.management import call_command
 
 from leaderboard.management.commands.load_demo import DEMO_JUDGE
 from leaderboard.methods.corrected import ENTRY_KEYS
-from tests.leaderboard.test_corrected_board import ROUND, world  # noqa: F401 - the fixture
+from tests.leaderboard.test_corrected_board import ROUND, built, world  # noqa: F401 - the fixture
 
 pytestmark = pytest.mark.django_db
 

@@ -17,8 +17,7 @@ from leaderboard.corrected.board import corrected_board
 from leaderboard.evidence.selectors.pick import agreement_evidence
 from leaderboard.management.commands.load_demo import DEMO_JUDGE
 from tests.conftest import client_for
-from tests.leaderboard.test_agreement_report import data  # noqa: F401
-from tests.leaderboard.test_corrected_board import ROUND, world  # noqa: F401
+from tests.leaderboard.test_corrected_board import ROUND, built, world  # noqa: F401
 
 pytestmark = pytest.mark.django_db
 
@@ -65,21 +64,3 @@ def test_the_pdf_shows_the_corrected_board_in_both_languages(world):  # noqa: F8
     assert f"{_f(first['corrected'])} [{_f(first['ci_low'])}, {_f(first['ci_high'])}]" in chinese
     # The plain reading of each system, in Chinese: the CJK font draws it.
     assert "专家" in chinese and "The experts' votes" not in chinese
-
-
-def test_the_pdf_gives_the_weighted_interval_of_a_round_drawn_with_unequal_chances(data):  # noqa: F811
-    from annotation.models import ReviewItem
-
-    round_, run = data
-    client = client_for(
-        user_create_with_role(username="res", password="x-pass-12", role=RESEARCHER)
-    )
-    url = reverse("agreement-pdf", args=["hb"])
-    params = {"round": round_.pk, "run": run.pk}
-    assert "inclusion probabilities" not in _text(client.get(url, params).content)
-    items = list(ReviewItem.objects.filter(round=round_).order_by("pk"))
-    for item, chance in zip(items, (0.5, 0.25), strict=True):
-        item.inclusion_probability = chance
-    ReviewItem.objects.bulk_update(items, ["inclusion_probability"])
-    text = _text(client.get(url, params).content)
-    assert "95% interval weighted by the inverse inclusion probabilities: " in text
