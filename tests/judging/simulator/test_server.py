@@ -71,12 +71,14 @@ def test_concurrent_requests_overlap(sim, client):
 
 
 def test_an_endpoint_that_slows_down_answers_its_first_requests_at_once():
-    with start_simulator(latency_ms=30_000, latency_after=2) as own:
-        with openai.OpenAI(base_url=own.base_url, api_key="x", max_retries=0, timeout=2) as c:
+    with start_simulator(latency_ms=120_000, latency_after=2) as own:
+        # Answered well within the generous timeout: without `latency_after` they would wait
+        # two minutes and time out.
+        with openai.OpenAI(base_url=own.base_url, api_key="x", max_retries=0, timeout=60) as c:
             chat(c, "first")
             chat(c, "second")
             with pytest.raises(openai.APITimeoutError):
-                chat(c, "third")
+                chat(c.with_options(timeout=1), "third")
         assert own.stats()["requests"] == 3
         with pytest.raises(SettingsError, match="latency_after must not be negative"):
             own.configure(latency_after=-1)
