@@ -212,7 +212,8 @@ def evidence_of(round_, run=None, **options):
     )
 
 
-DATABASE_FIXTURES = {"db", "transactional_db", "live_server", "django_db_reset_sequences"}
+COMMITTING_FIXTURES = {"transactional_db", "live_server", "django_db_reset_sequences"}
+DATABASE_FIXTURES = {"db", *COMMITTING_FIXTURES}
 
 
 def _touches_the_database(item) -> bool:
@@ -222,13 +223,14 @@ def _touches_the_database(item) -> bool:
 
 
 def _transactional(item) -> bool:
+    """Whether pytest-django runs the test with commits (a TransactionTestCase)."""
     marker = item.get_closest_marker("django_db")
     committed = marker is not None and (
-        marker.kwargs.get("transaction") or (marker.args and marker.args[0])
+        marker.kwargs.get("transaction")
+        or marker.kwargs.get("reset_sequences")
+        or (marker.args and marker.args[0])
     )
-    return bool(committed) or bool(
-        {"transactional_db", "live_server"} & set(getattr(item, "fixturenames", ()))
-    )
+    return bool(committed) or bool(COMMITTING_FIXTURES & set(getattr(item, "fixturenames", ())))
 
 
 def _cost_rank(item) -> int:

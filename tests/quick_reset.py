@@ -1,7 +1,7 @@
 """Emptying the test database after a transactional test without Django's full flush.
 
 Django's flush empties every table (on PostgreSQL a TRUNCATE of all of them, which costs
-about a second) and then emits post_migrate, which rebuilds the rows migrations leave
+up to a second) and then emits post_migrate, which rebuilds the rows migrations leave
 behind: content types, permissions, the role groups, the taxonomy and the default prompts.
 Most transactional tests write a handful of tables and never touch those rows. For them
 this deletes the rows of the tables that have any, and leaves the seeded rows as they are,
